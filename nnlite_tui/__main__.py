@@ -1,0 +1,4 @@
+from nnlite_tui.cli import main
+
+if __name__ == "__main__":
+    main()

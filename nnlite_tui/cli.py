@@ -1,0 +1,54 @@
+"""The `nnlite` command group.
+
+Start-up must stay fast (`nnlite --help` well under 0.5 s): subcommands live in their own modules
+and are imported only when invoked. Nothing here imports torch, litert_torch or textual.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from nnlite_tui import __version__
+
+# name -> ("module:attribute", short help). The help text is here so `--help` needs no import.
+LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "convert": ("nnlite_tui.commands.convert_cmd:convert", "Convert models to .tflite and validate them."),
+    "run": ("nnlite_tui.commands.run_cmd:run", "Convert and benchmark models on a device; resumable."),
+    "status": ("nnlite_tui.commands.status_cmd:status", "Counts by status and the last events of a run."),
+    "report": ("nnlite_tui.commands.report_cmd:report", "Re-export a run's reports (csv, jsonl, lemur)."),
+    "devices": ("nnlite_tui.commands.devices_cmd:devices", "List the host, adb devices, emulators and AVDs."),
+    "emulator": ("nnlite_tui.commands.emulator_cmd:emulator", "List, start and stop Android emulators."),
+    "tui": ("nnlite_tui.commands.tui_cmd:tui", "Open the control console (optionally attached to a run)."),
+    "sim-device": ("nnlite_tui.simdevice.command:sim_device", "Run a simulated Android device for adb."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(LAZY_COMMANDS))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in LAZY_COMMANDS:
+            target, _ = LAZY_COMMANDS[cmd_name]
+            module_name, attr = target.split(":")
+            try:
+                module = importlib.import_module(module_name)
+            except ModuleNotFoundError as exc:
+                if exc.name and module_name.startswith(exc.name):
+                    raise click.ClickException(f"command {cmd_name!r} is not available in this build") from exc
+                raise
+            return getattr(module, attr)
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, LAZY_COMMANDS[name][1]) for name in sorted(LAZY_COMMANDS)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="nnlite")
+def main() -> None:
+    """nnlite: convert PyTorch models to LiteRT and benchmark them on phones, emulators or this host."""

@@ -1,0 +1,1 @@
+"""One module per CLI subcommand, imported lazily by nnlite_tui.cli."""

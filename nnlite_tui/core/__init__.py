@@ -1,0 +1,1 @@
+"""The Textual-free core: sources, conversion, benchmarking, devices, reports, store and pipeline."""

@@ -1,0 +1,142 @@
+"""Control: how an operator steers a running pipeline (pause, skip, retry, stop).
+
+The pipeline checks it at stage boundaries. Front ends only call its methods; they never touch the
+pipeline's threads. A run owned by another process is steered through ControlChannel, a file of
+JSON command lines in RUN_DIR that the owning runner polls and applies to its Control.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+
+COMMANDS = ("pause", "resume", "skip", "retry", "stop_after_current", "stop_now")
+CONTROL_FILE = "control.jsonl"
+
+
+class Control:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running = threading.Event()
+        self._running.set()
+        self.stop_after_current = threading.Event()
+        self.stop_now = threading.Event()
+        self._skip: set[str] = set()
+        self._skip_current = False
+        self._retry: list[str] = []
+
+    # --- operator side ---
+    def pause(self) -> None:
+        self._running.clear()
+
+    def resume(self) -> None:
+        self._running.set()
+
+    @property
+    def paused(self) -> bool:
+        return not self._running.is_set()
+
+    def skip(self, model: str | None = None) -> None:
+        """Skip `model`, or the model(s) in flight when None."""
+        with self._lock:
+            if model is None:
+                self._skip_current = True
+            else:
+                self._skip.add(model)
+
+    def retry(self, model: str) -> None:
+        with self._lock:
+            self._skip.discard(model)
+            self._retry.append(model)
+
+    def request_stop(self, now: bool = False) -> None:
+        self.stop_after_current.set()
+        if now:
+            self.stop_now.set()
+        self._running.set()  # a paused run must wake up to stop
+
+    def apply(self, command: str, model: str | None = None) -> None:
+        if command == "pause":
+            self.pause()
+        elif command == "resume":
+            self.resume()
+        elif command == "skip":
+            self.skip(model)
+        elif command == "retry":
+            if not model:
+                raise ValueError("retry needs a model name")
+            self.retry(model)
+        elif command == "stop_after_current":
+            self.request_stop(now=False)
+        elif command == "stop_now":
+            self.request_stop(now=True)
+        else:
+            raise ValueError(f"unknown control command {command!r}; expected one of {COMMANDS}")
+
+    # --- pipeline side ---
+    def wait_while_paused(self, timeout: float | None = None) -> bool:
+        """Block while paused; True when running (or stopping)."""
+        return self._running.wait(timeout)
+
+    def should_skip(self, model: str) -> bool:
+        with self._lock:
+            return model in self._skip or self._skip_current
+
+    def clear_skip_current(self) -> None:
+        with self._lock:
+            self._skip_current = False
+
+    def take_retries(self) -> list[str]:
+        with self._lock:
+            out, self._retry = self._retry, []
+            return out
+
+    @property
+    def stopping(self) -> bool:
+        return self.stop_after_current.is_set()
+
+
+class ControlChannel:
+    """Commands to a run owned by another process: appended JSON lines in RUN_DIR/control.jsonl."""
+
+    def __init__(self, run_dir: str | os.PathLike):
+        self.path = Path(run_dir) / CONTROL_FILE
+        self._offset = 0
+
+    def send(self, command: str, model: str | None = None) -> None:
+        if command not in COMMANDS:
+            raise ValueError(f"unknown control command {command!r}; expected one of {COMMANDS}")
+        line = json.dumps({"command": command, "model": model, "ts": time.time()}) + "\n"
+        # One write() of a short line in append mode lands whole, so a reader never sees half a command.
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
+
+    def skip_existing(self) -> None:
+        """Ignore commands written before this runner started (they were meant for an earlier one)."""
+        self._offset = self.path.stat().st_size if self.path.exists() else 0
+
+    def poll(self) -> list[tuple[str, str | None]]:
+        """Commands appended since the last poll; a partial last line is left for the next poll."""
+        if not self.path.exists():
+            return []
+        with open(self.path, "rb") as f:
+            f.seek(self._offset)
+            data = f.read()
+        end = data.rfind(b"\n") + 1
+        self._offset += end
+        commands = []
+        for raw in data[:end].splitlines():
+            if not raw.strip():
+                continue
+            try:
+                item = json.loads(raw)
+            except json.JSONDecodeError:
+                continue  # a line mangled by a crashed writer must not stop the run; the rest still apply
+            if item.get("command") in COMMANDS:
+                commands.append((item["command"], item.get("model")))
+        return commands
