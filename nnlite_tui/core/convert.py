@@ -1,0 +1,339 @@
+"""PyTorch -> .tflite conversion in isolated worker processes, with validation and a cache.
+
+The orchestrator never imports torch or litert_torch: conversions run in spawned worker processes
+(convert_worker.py) that import them once and serve many jobs. A worker that exceeds the per-model
+timeout or memory cap, or dies, is killed as a process group and replaced; a worker is also
+recycled after `recycle_after` jobs so that a leak cannot grow without bound.
+
+Results are plain dicts (JSON-ready): `ok`, `stage` ("done" or the failing stage), `error_type`,
+`error_message`, and on success the .tflite path, bytes, sha256, params, layout, max_abs_diff.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from importlib import metadata
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from nnlite_tui.core.spec import ModelSpec
+
+# Bump when the worker's output for the same inputs changes (invalidates the cache).
+CONVERT_FORMAT = 1
+# Stages whose failure is a property of the model, not of the machine: cached, never retried in a loop.
+DETERMINISTIC_STAGES = ("import", "instantiate", "export", "lower", "serialize", "validate")
+TRANSIENT_STAGES = ("timeout", "out-of-memory", "crash")
+
+
+def default_cache_dir() -> Path:
+    env = os.environ.get("NNLITE_CACHE_DIR")
+    if env:
+        return Path(env)
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "nnlite" / "convert"
+
+
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "absent"
+
+
+def converter_versions() -> dict[str, str]:
+    return {name: _version(name) for name in ("litert-torch", "torch", "ai-edge-litert")}
+
+
+@dataclass(frozen=True)
+class ConvertOptions:
+    timeout_s: float = 300.0
+    mem_cap_mb: int = 4096
+    recycle_after: int = 50
+    nhwc: bool = True
+    workers: int = 0  # 0 = choose from cores and free memory
+    threads_per_worker: int = 1
+    cache_dir: Path | None = None
+    use_cache: bool = True
+    start_timeout_s: float = 180.0
+
+    def worker_count(self, n_models: int | None = None) -> int:
+        if self.workers > 0:
+            return self.workers
+        import psutil
+
+        by_cpu = max(1, (os.cpu_count() or 1))
+        by_mem = max(1, int(psutil.virtual_memory().available / (self.mem_cap_mb * 2**20)))
+        count = min(by_cpu, by_mem)
+        return max(1, min(count, n_models)) if n_models else count
+
+
+def cache_key(spec: ModelSpec, options: ConvertOptions, versions: dict[str, str]) -> str:
+    import hashlib
+
+    payload = json.dumps([CONVERT_FORMAT, spec.key(), options.nhwc, versions], sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+class ConversionCache:
+    """Content-addressed: <dir>/<key[:2]>/<key>.json (+ .tflite when the conversion succeeded)."""
+
+    def __init__(self, root: Path):
+        self.root = root
+
+    def paths(self, key: str) -> tuple[Path, Path]:
+        d = self.root / key[:2]
+        return d / f"{key}.json", d / f"{key}.tflite"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        meta, tflite = self.paths(key)
+        try:
+            result = json.loads(meta.read_text())
+        except FileNotFoundError:
+            return None
+        except (OSError, json.JSONDecodeError):
+            return None  # a damaged entry is a miss; the conversion reruns and rewrites it
+        if result.get("ok") and not tflite.exists():
+            return None
+        return result
+
+    def put(self, key: str, result: dict[str, Any]) -> None:
+        meta, _ = self.paths(key)
+        meta.parent.mkdir(parents=True, exist_ok=True)
+        tmp = meta.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(result, indent=1, default=str))
+        os.replace(tmp, meta)
+
+
+def _tree_rss(pid: int) -> int:
+    import psutil
+
+    try:
+        proc = psutil.Process(pid)
+        procs = [proc, *proc.children(recursive=True)]
+    except psutil.Error:
+        return 0
+    total = 0
+    for p in procs:
+        try:
+            total += p.memory_info().rss
+        except psutil.Error:
+            continue  # a child that exited between listing and reading has no memory to count
+    return total
+
+
+def _failure(stage: str, error_type: str, message: str) -> dict[str, Any]:
+    return {"ok": False, "stage": stage, "error_type": error_type, "error_message": message}
+
+
+class _Worker:
+    """One worker process and its pipe; used by one thread at a time."""
+
+    def __init__(self, options: ConvertOptions, log_dir: Path | None):
+        self.options = options
+        self.log_dir = log_dir
+        self.process = None
+        self.conn = None
+        self.jobs = 0
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def start(self) -> None:
+        # A plain subprocess (not multiprocessing's spawn, which re-runs the parent's __main__) in a
+        # new session, so that killpg reaches everything the converter starts.
+        parent_sock, child_sock = socket.socketpair()
+        log = open(self.log_dir / "worker-startup.log", "ab") if self.log_dir else subprocess.DEVNULL
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "nnlite_tui.core.convert_worker", str(child_sock.fileno()),
+                 str(self.options.threads_per_worker)],
+                pass_fds=(child_sock.fileno(),), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                start_new_session=True,
+            )
+        finally:
+            child_sock.close()
+            if log is not subprocess.DEVNULL:
+                log.close()
+        self.conn = Connection(parent_sock.detach())
+        self.jobs = 0
+        if not self.conn.poll(self.options.start_timeout_s):
+            self.kill()
+            raise RuntimeError(f"conversion worker did not start within {self.options.start_timeout_s:.0f} s")
+        try:
+            self.conn.recv()
+        except EOFError as exc:
+            code = self.process.poll()
+            self.kill()
+            raise RuntimeError(f"conversion worker died while starting (exit code {code})") from exc
+
+    def kill(self) -> None:
+        proc = self.process
+        if proc is None:
+            return
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass  # it exited between poll() and killpg(): nothing left to kill
+        proc.wait()
+        if self.conn is not None:
+            self.conn.close()
+        self.process = None
+        self.conn = None
+
+    def stop(self) -> None:
+        if self.alive and self.conn is not None:
+            try:
+                self.conn.send(None)
+            except (BrokenPipeError, OSError):
+                pass  # the worker already went away; kill() below reaps it
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                pass  # it did not leave on request; kill() below ends it
+        self.kill()
+
+    def run(self, job: dict[str, Any], cancel: threading.Event | None = None) -> dict[str, Any]:
+        if not self.alive:
+            self.start()
+        assert self.conn is not None and self.process is not None
+        self.conn.send(job)
+        self.jobs += 1
+        started = time.monotonic()
+        cap = self.options.mem_cap_mb * 2**20
+        peak = 0
+        while True:
+            if self.conn.poll(0.1):
+                try:
+                    result = self.conn.recv()
+                except EOFError:
+                    result = None
+                if result is not None:
+                    result["worker_peak_rss_mb"] = round(peak / 2**20, 1)
+                    if self.jobs >= self.options.recycle_after:
+                        self.stop()
+                    return result
+            code = self.process.poll()
+            if code is not None:
+                self.kill()
+                reason = f"signal {signal.Signals(-code).name}" if code and code < 0 else f"exit code {code}"
+                return _failure("crash", "WorkerCrash", f"conversion worker died ({reason})")
+            elapsed = time.monotonic() - started
+            if elapsed > self.options.timeout_s:
+                self.kill()
+                return _failure("timeout", "Timeout", f"conversion took longer than {self.options.timeout_s:g} s")
+            if cancel is not None and cancel.is_set():
+                self.kill()
+                return _failure("cancelled", "Cancelled", "conversion cancelled by the operator")
+            rss = _tree_rss(self.process.pid)
+            peak = max(peak, rss)
+            if rss > cap:
+                self.kill()
+                return _failure(
+                    "out-of-memory", "MemoryCap",
+                    f"worker used {rss / 2**20:.0f} MB, over the cap of {self.options.mem_cap_mb} MB",
+                )
+
+
+@dataclass
+class Converter:
+    """Thread-safe front of the worker pool: each convert() call borrows one worker."""
+
+    options: ConvertOptions = field(default_factory=ConvertOptions)
+    log_dir: Path | None = None
+    n_workers: int = 1
+
+    def __post_init__(self) -> None:
+        self.versions = converter_versions()
+        self.cache = ConversionCache(self.options.cache_dir or default_cache_dir())
+        self._idle: queue.Queue[_Worker] = queue.Queue()
+        self._all = [_Worker(self.options, self.log_dir) for _ in range(self.n_workers)]
+        for w in self._all:
+            self._idle.put(w)
+        self._closed = False
+
+    def prestart(self) -> None:
+        """Start the workers in the background so their heavy import overlaps other work."""
+        def start(w: _Worker) -> None:
+            try:
+                if not w.alive:
+                    w.start()
+            except RuntimeError:
+                pass  # convert() will start it again and report the failure for the model at hand
+        for w in self._all:
+            threading.Thread(target=start, args=(w,), daemon=True).start()
+
+    def key(self, spec: ModelSpec) -> str:
+        return cache_key(spec, self.options, self.versions)
+
+    def convert(self, spec: ModelSpec, dest: Path, log_path: Path | None = None,
+                cancel: threading.Event | None = None) -> dict[str, Any]:
+        """Convert (or take from cache) one model to `dest`; returns the result dict."""
+        key = self.key(spec)
+        meta_path, cached_tflite = self.cache.paths(key)
+        if self.options.use_cache:
+            hit = self.cache.get(key)
+            if hit is not None:
+                if hit.get("ok"):
+                    _place(cached_tflite, dest)
+                    hit["tflite_path"] = str(dest)
+                if log_path:
+                    with open(log_path, "a") as f:
+                        f.write(f"[nnlite] cached conversion {key[:16]} ({hit.get('stage')})\n")
+                return {**hit, "cached": True, "key": key, "model": spec.name}
+        cached_tflite.parent.mkdir(parents=True, exist_ok=True)
+        job = {"spec": spec.to_dict(), "out_path": str(cached_tflite), "nhwc": self.options.nhwc,
+               "log_path": str(log_path) if log_path else None}
+        worker = self._idle.get()
+        try:
+            try:
+                result = worker.run(job, cancel)
+            except RuntimeError as exc:
+                result = _failure("crash", "WorkerStart", str(exc))
+        finally:
+            self._idle.put(worker)
+        if self.options.use_cache and (result.get("ok") or result.get("stage") in DETERMINISTIC_STAGES):
+            self.cache.put(key, {k: v for k, v in result.items() if k != "tflite_path"})
+        if result.get("ok"):
+            _place(cached_tflite, dest)
+            result["tflite_path"] = str(dest)
+        return {**result, "cached": False, "key": key, "model": spec.name}
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for w in self._all:
+            w.stop()
+
+    def kill_all(self) -> None:
+        """Kill every worker now (operator quit / stop now); they restart on the next convert()."""
+        for w in self._all:
+            w.kill()
+
+    def __enter__(self) -> "Converter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _place(src: Path, dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(dest.name + ".tmp")
+    try:
+        os.link(src, tmp)
+    except OSError:
+        shutil.copyfile(src, tmp)  # another filesystem, or links not allowed
+    os.replace(tmp, dest)
