@@ -1,0 +1,41 @@
+"""The Device protocol: what the pipeline needs from anything that can run a .tflite benchmark."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Protocol
+
+from nnlite_tui.core.bench import BenchSettings
+from nnlite_tui.core.events import Reporter
+
+
+class DeviceError(Exception):
+    """A fault of the device or its link, not of the model: transient, worth a retry or recovery."""
+
+    def __init__(self, message: str, *, kind: str = "device", transient: bool = True):
+        self.kind = kind  # "offline" | "timeout" | "adb" | "crash" | "install" | "device"
+        self.transient = transient
+        super().__init__(message)
+
+
+class Device(Protocol):
+    serial: str
+    kind: str  # "host" | "phone" | "emulator" | "simulated"
+
+    def prepare(self, reporter: Reporter) -> None:
+        """Make the device ready (boot, install the app); raises DeviceError."""
+
+    def info(self) -> dict[str, Any]:
+        """Static facts: model, manufacturer, os_version, sdk, abi, soc, emulator (bool), cpu."""
+
+    def snapshot(self) -> dict[str, Any]:
+        """Live state: memory (kB), temperatures (C), CPU frequencies (kHz), load, battery."""
+
+    def benchmark(self, tflite_path: str, settings: BenchSettings, run_id: str,
+                  cancel: threading.Event | None = None) -> dict[str, Any]:
+        """The protocol's result block (valid or not); raises DeviceError for device faults."""
+
+    def recover(self, level: int, reporter: Reporter) -> bool:
+        """Escalating recovery (1 reconnect, 2 restart what we own); True if it may work again."""
+
+    def close(self) -> None: ...

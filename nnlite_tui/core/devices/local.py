@@ -1,0 +1,162 @@
+"""The host device: LiteRT's interpreter on this machine's CPU, one benchmark process per model."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from nnlite_tui.core import analytics
+from nnlite_tui.core.bench import BenchSettings
+from nnlite_tui.core.devices.base import DeviceError
+from nnlite_tui.core.events import DeviceState, Reporter
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def _os_release() -> str:
+    for line in _read("/etc/os-release").splitlines():
+        if line.startswith("PRETTY_NAME="):
+            return line.split("=", 1)[1].strip().strip('"')
+    return ""
+
+
+def host_info() -> dict[str, Any]:
+    cpu = analytics.parse_cpuinfo(_read("/proc/cpuinfo"))
+    uname = platform.uname()
+    distro = _os_release()
+    return {
+        "serial": "host",
+        "kind": "host",
+        "model": cpu.get("model_name") or uname.machine,
+        "manufacturer": cpu.get("vendor_id"),
+        "hostname": uname.node,
+        "os_version": f"{uname.system} {uname.release}" + (f" ({distro})" if distro else ""),
+        "os": uname.system,
+        "kernel": uname.release,
+        "abi": uname.machine,
+        "soc": None,
+        "emulator": False,
+        "cpu": cpu,
+        "cpu_count": os.cpu_count(),
+        "python": platform.python_version(),
+    }
+
+
+def host_snapshot() -> dict[str, Any]:
+    freqs = {}
+    zones = {}
+    cpu_root = Path("/sys/devices/system/cpu")
+    for d in sorted(cpu_root.glob("cpu[0-9]*")):
+        text = _read(str(d / "cpufreq" / "scaling_cur_freq"))
+        if text:
+            freqs[int(d.name[3:])] = text
+    for zone in sorted(Path("/sys/class/thermal").glob("thermal_zone*")):
+        zones[zone.name] = (_read(str(zone / "type")), _read(str(zone / "temp")))
+    thermal = analytics.parse_thermal(zones)
+    return {
+        "timestamp": time.time(),
+        "memory": analytics.parse_meminfo(_read("/proc/meminfo")),
+        "cpu_freq_khz": analytics.parse_freqs(freqs),
+        "thermal_c": thermal,
+        "max_temperature_c": analytics.max_temperature(thermal),
+        "load_average": list(os.getloadavg()),
+        "battery": None,
+    }
+
+
+class LocalDevice:
+    """Benchmarks on the host. `cpus` pins the benchmark process (measurement isolation)."""
+
+    kind = "host"
+
+    def __init__(self, serial: str = "host", cpus: list[int] | None = None, timeout_s: float = 600.0):
+        self.serial = serial
+        self.cpus = cpus
+        self.timeout_s = timeout_s
+        self._info: dict[str, Any] | None = None
+        self._proc: subprocess.Popen | None = None
+
+    def prepare(self, reporter: Reporter) -> None:
+        info = self.info()
+        snap = self.snapshot()
+        reporter.emit(DeviceState(serial=self.serial, state="idle", kind="host", detail=info["model"] or "",
+                                  temperature_c=snap["max_temperature_c"],
+                                  mem_available_kb=snap["memory"]["available_ram_kb"]))
+
+    def info(self) -> dict[str, Any]:
+        if self._info is None:
+            self._info = host_info()
+        return self._info
+
+    def snapshot(self) -> dict[str, Any]:
+        return host_snapshot()
+
+    def benchmark(self, tflite_path: str, settings: BenchSettings, run_id: str,
+                  cancel: threading.Event | None = None) -> dict[str, Any]:
+        with tempfile.TemporaryDirectory(prefix="nnlite-bench-") as tmp:
+            args_path = os.path.join(tmp, "args.json")
+            result_path = os.path.join(tmp, "result.json")
+            with open(args_path, "w") as f:
+                json.dump({"model_path": tflite_path, "settings": settings.to_dict(), "run_id": run_id,
+                           "cpus": self.cpus, "result_path": result_path}, f)
+            proc = subprocess.Popen([sys.executable, "-m", "nnlite_tui.core.devices.host_bench", args_path],
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+            self._proc = proc
+            deadline = time.monotonic() + self.timeout_s
+            try:
+                while proc.poll() is None:
+                    if cancel is not None and cancel.is_set():
+                        self._kill(proc)
+                        raise DeviceError("benchmark cancelled", kind="cancelled", transient=False)
+                    if time.monotonic() > deadline:
+                        self._kill(proc)
+                        raise DeviceError(f"host benchmark took longer than {self.timeout_s:g} s", kind="timeout")
+                    time.sleep(0.05)
+            finally:
+                self._proc = None
+            output = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
+            if proc.stdout:
+                proc.stdout.close()
+            if proc.returncode != 0 or not os.path.exists(result_path):
+                code = proc.returncode
+                why = f"signal {signal.Signals(-code).name}" if code < 0 else f"exit code {code}"
+                tail = output.strip().splitlines()[-1:] if output.strip() else []
+                raise DeviceError(f"benchmark process died ({why}){': ' + tail[0] if tail else ''}", kind="crash")
+            with open(result_path) as f:
+                result = json.load(f)
+        result["log"] = output[-4000:]
+        return result
+
+    def _kill(self, proc: subprocess.Popen) -> None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass  # already gone
+        proc.wait()
+
+    def kill_children(self) -> None:
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            self._kill(proc)
+
+    def recover(self, level: int, reporter: Reporter) -> bool:
+        return True  # nothing to reconnect: the next benchmark starts a fresh process
+
+    def close(self) -> None:
+        self.kill_children()

@@ -1,0 +1,181 @@
+"""The report: one JSON file per (model, device, backend), its writer, and the run's exports.
+
+Top level carries the keys LEMUR imports from NN-Lite reports (durations in ns, see LEMUR_KEYS);
+beside them a richer, versioned block. Every value is measured or derived from a measurement:
+`valid` is false with `error_message` set whenever any stage failed, and the failure still gets a
+report. `duration` is the median of the timed runs, `cpu_duration` their mean.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import platform
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from nnlite_tui import __version__
+
+SCHEMA = "nnlite.report"
+SCHEMA_VERSION = 1
+LEMUR_KEYS = (
+    "model_name", "device_type", "os_version", "valid", "emulator", "error_message", "iterations", "duration",
+    "unit", "cpu_duration", "cpu_min_duration", "cpu_max_duration", "cpu_std_dev", "total_ram_kb", "free_ram_kb",
+    "available_ram_kb", "cached_kb", "in_dim_0", "in_dim_1", "in_dim_2", "in_dim_3", "device_analytics",
+)
+SUMMARY_COLUMNS = ("model", "status", "device", "backend", "params", "tflite_bytes", "median_ms", "p90_ms",
+                   "mean_ms", "iterations", "error_stage", "error")
+
+
+def safe_name(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "x"
+
+
+def report_filename(model: str, serial: str, backend: str) -> str:
+    return f"{safe_name(model)}__{safe_name(serial)}__{safe_name(backend)}.json"
+
+
+def _int(value: Any) -> int | None:
+    return None if value is None else int(round(float(value)))
+
+
+def build_report(*, spec: dict[str, Any], conversion: dict[str, Any] | None, bench: dict[str, Any] | None,
+                 device: dict[str, Any], before: dict[str, Any] | None, after: dict[str, Any] | None,
+                 settings: dict[str, Any], run_id: str, error: dict[str, Any] | None = None,
+                 isolation: dict[str, Any] | None = None, attempts: int = 1,
+                 tool_versions: dict[str, str] | None = None) -> dict[str, Any]:
+    """Assemble one report. `error` ({stage, type, message}) marks a failure at any stage."""
+    conversion = conversion or {}
+    bench = bench or {}
+    if error is None and bench and not bench.get("valid", False):
+        error = {"stage": f"benchmark:{bench.get('error_stage')}", "type": bench.get("error_type"),
+                 "message": bench.get("error_message")}
+    if error is None and not bench:
+        error = {"stage": "benchmark", "type": "NoResult", "message": "no benchmark result"}
+    valid = error is None
+    stats = bench.get("stats") or {}
+    memory = (before or {}).get("memory") or {}
+    shape = (bench.get("input_shapes") or [conversion.get("tflite_input_shape") or []])[0] or []
+    dims = {f"in_dim_{i}": (int(shape[i]) if i < len(shape) else None) for i in range(4)}
+    top = {
+        "model_name": spec.get("name"),
+        "device_type": device.get("model"),
+        "os_version": device.get("os_version"),
+        "valid": valid,
+        "emulator": bool(device.get("emulator")),
+        "error_message": None if valid else f"{error.get('stage')}: {error.get('type')}: {error.get('message')}",
+        "iterations": stats.get("count") if valid else None,
+        "duration": _int(stats.get("median_ns")) if valid else None,
+        "unit": "ns",
+        "cpu_duration": _int(stats.get("mean_ns")) if valid else None,
+        "cpu_min_duration": _int(stats.get("min_ns")) if valid else None,
+        "cpu_max_duration": _int(stats.get("max_ns")) if valid else None,
+        "cpu_std_dev": _int(stats.get("std_ns")) if valid else None,
+        **{k: memory.get(k) for k in ("total_ram_kb", "free_ram_kb", "available_ram_kb", "cached_kb")},
+        **dims,
+        "device_analytics": {
+            "timestamp": (before or {}).get("timestamp"),
+            "memory_info": memory,
+            "cpu_info": device.get("cpu"),
+            "thermal_before_c": (before or {}).get("thermal_c"),
+            "thermal_after_c": (after or {}).get("thermal_c"),
+            "battery": (before or {}).get("battery"),
+        },
+    }
+    conv_keys = ("ok", "stage", "error_type", "error_message", "cached", "key", "converter", "converter_version",
+                 "torch_version", "layout", "input_shape", "tflite_input_shape", "tflite_input_dtype", "output_shapes",
+                 "max_abs_diff", "tflite_sha256", "tflite_bytes", "params", "timings", "seconds", "worker_peak_rss_mb")
+    bench_block = {k: v for k, v in bench.items() if k not in ("log",)}
+    return {
+        **top,
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "run_id": run_id,
+        "created_at": time.time(),
+        "attempts": attempts,
+        "error": error,
+        "model": {
+            "name": spec.get("name"), "kind": spec.get("kind"), "source": spec.get("file") or
+            f"{spec.get('module')}:{spec.get('factory')}", "sha256": spec.get("sha256"),
+            "in_shape": spec.get("in_shape"), "out_shape": spec.get("out_shape"), "prm": spec.get("prm"),
+            "task": spec.get("task"), "dataset": spec.get("dataset"), "transform": spec.get("transform"),
+            "origin": spec.get("origin"), "params": conversion.get("params"),
+            "weights": "random (seed 0)",
+        },
+        "conversion": {k: conversion.get(k) for k in conv_keys},
+        "benchmark": {**bench_block, "settings": settings},
+        "device": device,
+        "state_before": before,
+        "state_after": after,
+        "isolation": isolation,
+        "host": {"hostname": platform.node(), "python": platform.python_version(), "platform": platform.platform()},
+        "tool": {"nnlite": __version__, **(tool_versions or {})},
+    }
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=1, default=str)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def load_reports(run_dir: Path) -> list[dict[str, Any]]:
+    reports = []
+    for path in sorted((run_dir / "reports").glob("*.json")):
+        try:
+            reports.append(json.loads(path.read_text()))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ValueError(f"{path}: unreadable report ({exc})") from exc
+    return reports
+
+
+def summary_row(report: dict[str, Any], status: str | None = None) -> dict[str, Any]:
+    bench = report.get("benchmark") or {}
+    stats = bench.get("stats") or {}
+    error = report.get("error") or {}
+    ms = (lambda v: None if v is None else round(v / 1e6, 6))
+    return {
+        "model": report.get("model_name"),
+        "status": status or ("done" if report.get("valid") else "failed"),
+        "device": (report.get("device") or {}).get("serial"),
+        "backend": bench.get("backend_used") or (bench.get("settings") or {}).get("backend"),
+        "params": (report.get("model") or {}).get("params"),
+        "tflite_bytes": (report.get("conversion") or {}).get("tflite_bytes"),
+        "median_ms": ms(stats.get("median_ns")),
+        "p90_ms": ms(stats.get("p90_ns")),
+        "mean_ms": ms(stats.get("mean_ns")),
+        "iterations": stats.get("count"),
+        "error_stage": error.get("stage"),
+        "error": error.get("message"),
+    }
+
+
+def to_csv(rows: list[dict[str, Any]]) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=SUMMARY_COLUMNS, extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def write_lemur(reports: list[dict[str, Any]], out_dir: Path) -> list[Path]:
+    """LEMUR's import layout: ab/nn/stat/run/<task>_<nn>/<device>.json with the NN-Lite keys only."""
+    written = []
+    for report in reports:
+        model = report.get("model") or {}
+        task = model.get("task") or "img-classification"
+        device = report.get("device") or {}
+        prefix = "android" if device.get("kind") != "host" else "host"
+        name = f"{prefix}_{safe_name(str(report.get('device_type') or device.get('serial')))}.json"
+        path = out_dir / "ab" / "nn" / "stat" / "run" / f"{task}_{report.get('model_name')}" / name
+        write_json_atomic(path, {k: report.get(k) for k in LEMUR_KEYS})
+        written.append(path)
+    return written
