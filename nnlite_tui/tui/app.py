@@ -1,0 +1,247 @@
+"""The console app: wiring of panes, pipeline worker, controls and themes.
+
+`make_app()` is the one factory used by `nnlite tui`, `nnlite run` on a terminal, and the tests.
+The pipeline runs in a thread worker and reaches the UI only through TuiReporter messages; the UI
+reaches the pipeline only through its Control (or, attached, through RemoteControl).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from enum import IntEnum
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from textual import on, work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable
+from textual.worker import Worker, WorkerState
+
+from nnlite_tui.core.control import Control
+from nnlite_tui.core.events import Event, Recovery, RunControl
+from nnlite_tui.tui.attach import EventTail, RemoteControl
+from nnlite_tui.tui.messages import LogsPending, PipelineEvent, PipelineEvents
+from nnlite_tui.tui.reporter import TuiReporter
+from nnlite_tui.tui.screens.confirm import ConfirmQuit
+from nnlite_tui.tui.screens.detail import ModelDetailScreen
+from nnlite_tui.tui.screens.help import HelpScreen
+from nnlite_tui.tui.screens.main import MainScreen
+from nnlite_tui.tui.state import RunView
+from nnlite_tui.tui.themes import DEFAULT_THEME, load_themes
+
+STYLES = Path(__file__).parent / "styles"
+QUIT_WAIT_SECONDS = 30.0
+
+
+class ExitCode(IntEnum):
+    OK = 0  # the run finished (or an attached console closed)
+    PIPELINE_ERROR = 1  # the pipeline raised; see the events pane / log
+    STOPPED = 3  # the operator stopped the run before its end; the store is resumable
+
+
+class NnliteApp(App[int]):
+    CSS_PATH = STYLES / "console.tcss"
+    TITLE = "nnlite"
+    BINDINGS = [
+        Binding("p", "toggle_pause", "Pause/Resume"),
+        Binding("s", "skip_current", "Skip in-flight"),
+        Binding("x", "skip_selected", "Skip selected"),
+        Binding("r", "retry_selected", "Retry selected"),
+        Binding("t", "stop_after_current", "Stop after current"),
+        Binding("question_mark", "help", "Help"),
+        Binding("T", "next_theme", "Theme", show=False),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    def __init__(self, *, pipeline_factory: Callable[[], Any] | None = None, run_dir: str | None = None,
+                 attach: bool = False, theme: str | None = None, clock: Callable[[], float] = time.time):
+        super().__init__()
+        self.pipeline_factory = pipeline_factory
+        self.attach = attach
+        self.view = RunView(clock)
+        self.view.run_dir = run_dir
+        self.control: Control | RemoteControl = RemoteControl(run_dir) if attach else Control()
+        self.pipeline: Any = None
+        self.pipeline_done = threading.Event()
+        self.reporter = TuiReporter(self)
+        self.tail = EventTail(run_dir, lambda events: self.post_message(PipelineEvents(events))) if attach else None
+        loaded = load_themes()
+        self.theme_errors = loaded.errors
+        self.theme_names = list(loaded.themes)
+        for item in loaded.themes.values():
+            self.register_theme(item)
+        wanted = theme or DEFAULT_THEME
+        if wanted not in loaded.themes:
+            self.theme_errors.append(f"unknown theme {wanted!r}; using {DEFAULT_THEME} "
+                                     f"(available: {', '.join(self.theme_names)})")
+            wanted = DEFAULT_THEME
+        self.theme = wanted
+
+    def get_default_screen(self) -> Screen:
+        return MainScreen(self.view, "attached" if self.attach else "local")
+
+    def on_mount(self) -> None:
+        for error in self.theme_errors:
+            self.notify(error, severity="warning", timeout=10)
+        if self.tail is not None:
+            self._follow_events()
+        elif self.pipeline_factory is not None:
+            self._run_pipeline()
+
+    # --- pipeline and events in ---
+    @work(thread=True, exclusive=True, group="pipeline", exit_on_error=False)
+    def _run_pipeline(self) -> None:
+        try:
+            self.pipeline = self.pipeline_factory()
+            if not self.control.stopping:
+                self.pipeline.run(self.reporter, self.control)
+        finally:
+            self.pipeline_done.set()
+
+    @work(thread=True, exclusive=True, group="attach", exit_on_error=False)
+    def _follow_events(self) -> None:
+        self.tail.follow()
+
+    def fold(self, events: Iterable[Event]) -> None:
+        events = list(events)
+        self.view.apply_all(events)
+        self.get_screen_main().show(events)
+
+    def get_screen_main(self) -> MainScreen:
+        return next(s for s in self.screen_stack if isinstance(s, MainScreen))
+
+    @on(PipelineEvent)
+    def _event(self, message: PipelineEvent) -> None:
+        self.fold([message.event])
+
+    @on(PipelineEvents)
+    def _events(self, message: PipelineEvents) -> None:
+        self.fold(message.events)
+
+    @on(LogsPending)
+    def _logs(self, message: LogsPending) -> None:
+        self.fold(message.reporter.drain())
+
+    @on(Worker.StateChanged)
+    def _worker_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group not in ("pipeline", "attach"):
+            return
+        if event.state == WorkerState.ERROR:
+            error = event.worker.error
+            self.fold([Recovery("crashed", event.worker.group, f"{type(error).__name__}: {error}", "error")])
+            self.notify(f"{event.worker.group} stopped: {error}", severity="error", timeout=30)
+        elif event.state == WorkerState.SUCCESS and event.worker.group == "pipeline":
+            self.notify("The run has ended.", timeout=10)
+
+    # --- controls out ---
+    def operator(self, action: str, model: str | None = None) -> None:
+        """Show the operator's command at once; the runner's echo of it is folded into the same line."""
+        self.fold([RunControl(action, model, ts=self.view.clock())])
+
+    def action_toggle_pause(self) -> None:
+        if self.view.paused:
+            self.control.resume()
+            self.operator("resume")
+        else:
+            self.control.pause()
+            self.operator("pause")
+
+    def action_skip_current(self) -> None:
+        in_flight = self.view.in_flight()
+        if not in_flight:
+            self.notify("No model in flight to skip.", severity="warning")
+            return
+        self.control.skip(None)
+        self.operator("skip", ", ".join(in_flight))
+
+    def action_skip_selected(self) -> None:
+        model = self.get_screen_main().selected_model()
+        if model:
+            self.control.skip(model)
+            self.operator("skip", model)
+
+    def action_retry_selected(self) -> None:
+        model = self.get_screen_main().selected_model()
+        if model:
+            self.control.retry(model)
+            self.operator("retry", model)
+
+    def action_stop_after_current(self) -> None:
+        self.control.request_stop(now=False)
+        self.operator("stop_after_current")
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def action_detail(self, model: str | None = None) -> None:
+        model = model or self.get_screen_main().selected_model()
+        if model:
+            self.push_screen(ModelDetailScreen(self.view, model))
+
+    @on(DataTable.RowSelected, "#queue-table")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_detail(event.row_key.value)
+
+    def action_next_theme(self) -> None:
+        names = self.theme_names
+        self.theme = names[(names.index(self.theme) + 1) % len(names)] if self.theme in names else names[0]
+        self.notify(f"theme {self.theme}", timeout=2)
+
+    async def action_quit(self) -> None:
+        running = self.pipeline_factory is not None and not self.pipeline_done.is_set() and not self.attach
+        if not running:
+            self.exit(ExitCode.OK if self.view.finished or self.attach else ExitCode.STOPPED)
+            return
+        in_flight = self.view.in_flight()
+        if in_flight and not await self.push_screen_wait(ConfirmQuit(in_flight)):
+            return
+        self.notify("Stopping: ending child processes, the run stays resumable…", timeout=QUIT_WAIT_SECONDS)
+        self._stop_and_exit()
+
+    @work(thread=True, exclusive=True, group="quit")
+    def _stop_and_exit(self) -> None:
+        self.control.request_stop(now=True)
+        if self.pipeline is not None:
+            self.pipeline.shutdown()
+        self.pipeline_done.wait(QUIT_WAIT_SECONDS)
+        self.call_from_thread(self.exit, ExitCode.STOPPED)
+
+    def on_unmount(self) -> None:
+        if self.tail is not None:
+            self.tail.stop.set()
+        if not self.attach and not self.pipeline_done.is_set():
+            # Closed without the quit action (e.g. the terminal went away): still stop child processes.
+            self.control.request_stop(now=True)
+            if self.pipeline is not None:
+                self.pipeline.shutdown()
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Pause / resume", "Pause the run, or resume it (p)", self.action_toggle_pause)
+        yield SystemCommand("Skip in-flight", "Skip the model(s) in flight (s)", self.action_skip_current)
+        yield SystemCommand("Skip selected", "Skip the model under the cursor (x)", self.action_skip_selected)
+        yield SystemCommand("Retry selected", "Retry the model under the cursor (r)", self.action_retry_selected)
+        yield SystemCommand("Stop after current", "Finish the models in flight, then stop (t)",
+                            self.action_stop_after_current)
+        yield SystemCommand("Model detail", "Report of the model under the cursor (enter)", self.action_detail)
+        yield SystemCommand("Help", "What every key does (?)", self.action_help)
+        yield SystemCommand("Next theme", "Cycle the nnlite colour themes (T)", self.action_next_theme)
+        yield SystemCommand("Quit console", "Quit; asks first while a model is in flight (q)", self.action_quit)
+
+
+def make_app(*, pipeline_factory: Callable[[], Any] | None = None, run_dir: str | None = None,
+             attach: bool = False, theme: str | None = None, clock: Callable[[], float] = time.time) -> NnliteApp:
+    """The console over a local pipeline (pipeline_factory) or attached to another process's run_dir."""
+    if attach and not run_dir:
+        raise ValueError("attach mode needs a run_dir")
+    return NnliteApp(pipeline_factory=pipeline_factory, run_dir=run_dir, attach=attach, theme=theme, clock=clock)
+
+
+def run_tui(pipeline_factory: Callable[[], Any], theme: str | None = None, run_dir: str | None = None) -> int:
+    """Run the console over a local pipeline until the operator quits; returns the exit code."""
+    app = make_app(pipeline_factory=pipeline_factory, run_dir=run_dir, theme=theme)
+    code = app.run()
+    return int(code) if code is not None else int(ExitCode.OK)

@@ -1,0 +1,55 @@
+"""Typed messages between the pipeline (or an attached run's event log) and the console."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+from textual.message import Message
+
+from nnlite_tui.core.events import Event
+
+if TYPE_CHECKING:
+    from nnlite_tui.tui.reporter import TuiReporter
+
+
+class PipelineEvent(Message):
+    """One pipeline event (status changes, device states, recoveries...)."""
+
+    def __init__(self, event: Event) -> None:
+        super().__init__()
+        self.event = event
+
+
+class PipelineEvents(Message):
+    """Many events at once: an attached run's event log, read in chunks."""
+
+    def __init__(self, events: Sequence[Event]) -> None:
+        super().__init__()
+        self.events = list(events)
+
+
+class LogsPending(Message):
+    """Log lines are waiting in the reporter; one of these stands for any number of lines."""
+
+    def __init__(self, reporter: TuiReporter) -> None:
+        super().__init__()
+        self.reporter = reporter
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, LogsPending) and message.reporter is self.reporter
+
+
+class PipelineFinished(Message):
+    """The pipeline worker returned (error is None) or raised."""
+
+    def __init__(self, error: str | None = None) -> None:
+        super().__init__()
+        self.error = error
+
+
+class ModelPicked(Message):
+    """The operator moved the queue cursor to a model (None: follow the model in flight again)."""
+
+    def __init__(self, model: str | None) -> None:
+        super().__init__()
+        self.model = model

@@ -1,0 +1,1 @@
+"""Screens: the main console, a model's detail, help, and the quit confirmation."""

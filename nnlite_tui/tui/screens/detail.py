@@ -1,0 +1,125 @@
+"""Model detail screen: the model's report(s) — shapes, conversion, latency statistics and histogram, device."""
+
+from __future__ import annotations
+
+import glob
+import json
+from pathlib import Path
+from typing import Any, Iterator
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Sparkline, Static
+
+from nnlite_tui.tui.state import ModelRow, RunView
+
+STAT_NAMES = ("mean_ns", "median_ns", "p90_ns", "p99_ns", "std_ns", "min_ns", "max_ns")
+HISTOGRAM_BINS = 12
+
+
+def find_reports(run_dir: str | None, model: str) -> list[tuple[Path, dict[str, Any]]]:
+    """Reports of `model` in RUN_DIR/reports (one per device/backend), oldest first."""
+    if not run_dir:
+        return []
+    found = []
+    for name in sorted(glob.glob(str(Path(run_dir, "reports", glob.escape(model) + "*.json")))):
+        path = Path(name)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            continue  # a report being written right now is picked up the next time the screen opens
+        if isinstance(data, dict) and data.get("model_name", model) == model:
+            found.append((path, data))
+    return found
+
+
+def find_key(data: Any, key: str) -> Any:
+    """The first value stored under `key` anywhere in nested dicts (report layout varies by version)."""
+    if isinstance(data, dict):
+        if key in data:
+            return data[key]
+        for value in data.values():
+            hit = find_key(value, key)
+            if hit is not None:
+                return hit
+    return None
+
+
+def histogram(samples_ms: list[float], bins: int = HISTOGRAM_BINS, width: int = 40) -> Iterator[Content]:
+    low, high = min(samples_ms), max(samples_ms)
+    step = (high - low) / bins or 1.0
+    counts = [0] * bins
+    for value in samples_ms:
+        counts[min(int((value - low) / step), bins - 1)] += 1
+    peak = max(counts)
+    for i, count in enumerate(counts):
+        bar = "█" * max(1 if count else 0, round(width * count / peak))
+        yield Content.from_markup(f"{low + i * step:9.3f} ms [$primary]$bar[/] $n", bar=bar, n=str(count))
+
+
+def summary(row: ModelRow | None, model: str) -> Content:
+    if row is None:
+        return Content.from_markup("[b]$m[/]  not in this run", m=model)
+    lines = [Content.from_markup("[b]$m[/]  $status  try $a  device $d", m=model, status=row.status,
+                                 a=str(row.attempt), d=row.device or "-")]
+    if row.error:
+        lines.append(Content.from_markup("[$error]$e[/]", e=row.error))
+    for stage, (ok, seconds, detail) in row.stages.items():
+        mark = "[$success]ok[/]" if ok else "[$error]failed[/]"
+        lines.append(Content.from_markup(f"  $stage {mark} $s  [dim]$detail[/]", stage=f"{stage:<10}",
+                                         s=f"{seconds:7.2f}s", detail=detail))
+    return Content("\n").join(lines)
+
+
+def report_lines(path: Path, report: dict[str, Any]) -> Content:
+    lines = [Content.from_markup("[b]$name[/]", name=path.name)]
+    valid = report.get("valid")
+    lines.append(Content.from_markup(
+        f"valid {'[$success]yes[/]' if valid else '[$error]no[/]'}  device $dev  os $os  emulator $emu",
+        dev=str(report.get("device_type", "-")), os=str(report.get("os_version", "-")),
+        emu=str(report.get("emulator", "-"))))
+    if report.get("error_message"):
+        lines.append(Content.from_markup("[$error]$e[/]", e=str(report["error_message"])))
+    shape = [report.get(f"in_dim_{i}") for i in range(4)]
+    lines.append(Content(f"input {tuple(s for s in shape if s is not None)}  "
+                         f"output {find_key(report, 'output_shapes') or find_key(report, 'out_shape') or '-'}"))
+    conversion = report.get("conversion")
+    if isinstance(conversion, dict):
+        keys = ("converter", "converter_version", "seconds", "max_abs_diff", "tflite_bytes", "layout")
+        lines.append(Content("conversion  " + "  ".join(f"{k}={conversion[k]}" for k in keys if k in conversion)))
+    stats = find_key(report, "stats")
+    if isinstance(stats, dict):
+        lines.append(Content("latency ms  " + "  ".join(
+            f"{k[:-3]}={stats[k] / 1e6:.3f}" for k in STAT_NAMES if isinstance(stats.get(k), (int, float)))))
+    return Content("\n").join(lines)
+
+
+class ModelDetailScreen(Screen):
+    BINDINGS = [Binding("escape,q,enter", "app.pop_screen", "Back")]
+
+    def __init__(self, view: RunView, model: str) -> None:
+        super().__init__()
+        self.view = view
+        self.model = model
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="detail"):
+            yield Static(summary(self.view.models.get(self.model), self.model), classes="detail-block")
+            reports = find_reports(self.view.run_dir, self.model)
+            if not reports:
+                yield Static(Content.from_markup("[dim]no report yet[/]"), classes="detail-block")
+            for path, report in reports:
+                yield Static(report_lines(path, report), classes="detail-block")
+                samples = find_key(report, "samples_ns")
+                if isinstance(samples, list) and samples:
+                    samples_ms = [float(s) / 1e6 for s in samples]
+                    yield Static(f"latency of {len(samples_ms)} timed runs, in order", classes="detail-label")
+                    yield Sparkline(samples_ms, classes="latency-sparkline")
+                    yield Static(Content("\n").join(list(histogram(samples_ms))), classes="detail-block histogram")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#detail").border_title = f"Model {self.model}"

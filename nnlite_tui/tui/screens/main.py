@@ -1,0 +1,79 @@
+"""The console's main screen: lays the panes out and routes folded events to the panes they touch."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from nnlite_tui.core.events import (DeviceState, Event, ModelLog, ModelStatus, RunStarted, StageFinished,
+                                    StageStarted)
+from nnlite_tui.tui.messages import ModelPicked
+from nnlite_tui.tui.state import RunView
+from nnlite_tui.tui.widgets.devices import DevicesPane
+from nnlite_tui.tui.widgets.events_pane import EventsPane
+from nnlite_tui.tui.widgets.log_pane import LogPane
+from nnlite_tui.tui.widgets.model_queue import ModelQueue
+from nnlite_tui.tui.widgets.run_header import RunHeader
+
+
+class MainScreen(Screen):
+    def __init__(self, view: RunView, mode: str) -> None:
+        super().__init__()
+        self.view = view
+        self.mode = mode
+
+    def compose(self) -> ComposeResult:
+        yield RunHeader(self.view, mode=self.mode, id="run-header")
+        with Horizontal(id="top"):
+            yield ModelQueue(self.view, id="queue", classes="pane")
+            with Vertical(id="side"):
+                yield DevicesPane(self.view, id="devices", classes="pane")
+                yield EventsPane(self.view, id="events", classes="pane")
+        yield LogPane(self.view, id="log", classes="pane")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#queue-table").focus()
+
+    def show(self, events: Iterable[Event]) -> None:
+        """Update the panes touched by `events`, which the view has already folded in."""
+        models: set[str] = set()
+        devices: set[str] = set()
+        lines: dict[str, list[str]] = defaultdict(list)
+        notable = restart = False
+        for event in events:
+            if isinstance(event, ModelLog):
+                lines[event.model].append(event.line)
+            elif isinstance(event, (ModelStatus, StageStarted, StageFinished)):
+                models.add(event.model)
+                notable |= isinstance(event, ModelStatus) and event.status == "failed"
+            elif isinstance(event, DeviceState):
+                devices.add(event.serial)
+                notable |= event.state in ("lost", "offline")
+            else:
+                notable = True
+                restart |= isinstance(event, RunStarted)
+        with self.app.batch_update():
+            if restart:
+                self.query_one(ModelQueue).rebuild()
+            elif models:
+                self.query_one(ModelQueue).update_models(models)
+            if devices:
+                self.query_one(DevicesPane).update_devices(devices)
+            if notable:
+                self.query_one(EventsPane).refresh_events()
+            self.query_one(LogPane).sync(lines)
+            self.query_one(RunHeader).update_from_view()
+
+    def selected_model(self) -> str | None:
+        return self.query_one(ModelQueue).selected()
+
+    @on(ModelPicked)
+    def _picked(self, message: ModelPicked) -> None:
+        self.query_one(LogPane).pick(message.model)

@@ -1,0 +1,170 @@
+"""RunView: what the console knows about a run, folded from pipeline events.
+
+Pure Python (no Textual) so it is shared by a local run and an attached one, and tested directly.
+Every pane renders from this one view; the App only feeds it events.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from nnlite_tui.core.events import (
+    TERMINAL,
+    DeviceState,
+    Event,
+    ModelLog,
+    ModelStatus,
+    Recovery,
+    RunControl,
+    RunFinished,
+    RunStarted,
+    StageFinished,
+    StageStarted,
+)
+
+IN_FLIGHT = ("converting", "benchmarking")
+LOG_LINES_PER_MODEL = 500
+ECHO_SECONDS = 5.0
+
+
+@dataclass
+class ModelRow:
+    name: str
+    order: int
+    status: str = "queued"
+    attempt: int = 0
+    device: str | None = None
+    median_ms: float | None = None
+    error: str | None = None
+    stage: str | None = None
+    stages: dict[str, tuple[bool, float, str]] = field(default_factory=dict)
+    updated: float = 0.0
+
+
+class RunView:
+    """Models, devices, notable events and progress of one run."""
+
+    def __init__(self, clock: Callable[[], float] = time.time):
+        self.clock = clock
+        self.run_dir: str | None = None
+        self.models: dict[str, ModelRow] = {}
+        self.devices: dict[str, DeviceState] = {}
+        self.logs: dict[str, deque[str]] = {}
+        self.notable: deque[Event] = deque(maxlen=500)
+        self.started_at: float | None = None
+        self.finished: RunFinished | None = None
+        self.paused = False
+        self.stopping = False
+        self.last_in_flight: str | None = None
+        self._terminal_at_start = 0
+        self._completions: deque[float] = deque(maxlen=200)
+        self._last_control: RunControl | None = None
+
+    # --- folding events ---
+    def apply(self, event: Event) -> None:
+        if isinstance(event, ModelLog):
+            self.logs.setdefault(event.model, deque(maxlen=LOG_LINES_PER_MODEL)).append(event.line)
+        elif isinstance(event, ModelStatus):
+            self._on_status(event)
+        elif isinstance(event, StageStarted):
+            row = self.row(event.model)
+            row.stage, row.updated = event.stage, event.ts
+            self.last_in_flight = event.model
+        elif isinstance(event, StageFinished):
+            self.row(event.model).stages[event.stage] = (event.ok, event.seconds, event.detail)
+        elif isinstance(event, DeviceState):
+            self.devices[event.serial] = event
+            if event.state in ("lost", "offline"):
+                self.notable.appendleft(event)
+        elif isinstance(event, Recovery):
+            self.notable.appendleft(event)
+        elif isinstance(event, RunControl):
+            self._on_control(event)
+        elif isinstance(event, RunStarted):
+            self._on_started(event)
+        elif isinstance(event, RunFinished):
+            self.finished = event
+            self.notable.appendleft(event)
+
+    def apply_all(self, events: Iterable[Event]) -> None:
+        for event in events:
+            self.apply(event)
+
+    def row(self, name: str) -> ModelRow:
+        row = self.models.get(name)
+        if row is None:
+            row = self.models[name] = ModelRow(name, order=len(self.models))
+        return row
+
+    def _on_started(self, event: RunStarted) -> None:
+        self.run_dir = event.run_dir
+        self.started_at = event.ts
+        self.finished = None
+        self.stopping = False
+        for name in event.models:
+            self.row(name)
+        self._terminal_at_start = sum(1 for r in self.models.values() if r.status in TERMINAL)
+        self._completions.clear()
+        self.notable.appendleft(event)
+
+    def _on_status(self, event: ModelStatus) -> None:
+        row = self.row(event.model)
+        was_terminal = row.status in TERMINAL
+        row.status, row.attempt, row.updated = event.status, event.attempt, event.ts
+        if event.device is not None:
+            row.device = event.device
+        if event.median_ms is not None:
+            row.median_ms = event.median_ms
+        row.error = event.error if event.status == "failed" else None
+        if event.status in IN_FLIGHT:
+            self.last_in_flight = event.model
+        if event.status in TERMINAL and not was_terminal:
+            self._completions.append(event.ts)
+        if event.status == "failed":
+            self.notable.appendleft(event)
+
+    def _on_control(self, event: RunControl) -> None:
+        last = self._last_control
+        self._last_control = event
+        if last and (last.action, last.model) == (event.action, event.model) and event.ts - last.ts < ECHO_SECONDS:
+            return  # the runner's echo of the operator's own command, already shown
+        if event.action == "pause":
+            self.paused = True
+        elif event.action == "resume":
+            self.paused = False
+        elif event.action in ("stop_after_current", "stop_now"):
+            self.stopping = True
+            self.paused = False
+        self.notable.appendleft(event)
+
+    # --- derived figures ---
+    def counts(self) -> Counter[str]:
+        return Counter(row.status for row in self.models.values())
+
+    def in_flight(self) -> list[str]:
+        return [row.name for row in self.models.values() if row.status in IN_FLIGHT]
+
+    def elapsed(self) -> float:
+        if self.started_at is None:
+            return 0.0
+        end = self.finished.ts if self.finished else self.clock()
+        return max(0.0, end - self.started_at)
+
+    def throughput_per_hour(self) -> float | None:
+        """Models finished per hour in this session (a resumed run's earlier models do not count)."""
+        done_here = sum(1 for r in self.models.values() if r.status in TERMINAL) - self._terminal_at_start
+        elapsed = self.elapsed()
+        if done_here <= 0 or elapsed < 1.0:
+            return None
+        return done_here * 3600.0 / elapsed
+
+    def eta_seconds(self) -> float | None:
+        rate = self.throughput_per_hour()
+        if not rate or self.finished:
+            return None
+        counts = self.counts()
+        remaining = len(self.models) - sum(counts[s] for s in TERMINAL)
+        return remaining * 3600.0 / rate

@@ -1,0 +1,72 @@
+"""Run header: progress (done/failed/total), throughput, ETA, elapsed time and the paused state."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+from nnlite_tui.tui.state import RunView
+
+BAR_WIDTH = 24
+
+
+def duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "--"
+    seconds = int(seconds)
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days}d{hours:02d}h{minutes:02d}m"
+    return f"{hours}:{minutes:02d}:{secs:02d}"
+
+
+class RunHeader(Static):
+    """Two lines at the top; its class says whether the run is running, paused, stopping or finished."""
+
+    def __init__(self, view: RunView, *, mode: str = "local", **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.view = view
+        self.mode = mode  # "local" | "attached"
+
+    def on_mount(self) -> None:
+        self.update_from_view()
+        self.set_interval(1.0, self.update_from_view)
+
+    def state_word(self) -> str:
+        view = self.view
+        if view.finished is not None:
+            return "STOPPED" if view.finished.stopped else "FINISHED"
+        if view.stopping:
+            return "STOPPING"
+        if view.paused:
+            return "PAUSED"
+        return "RUNNING" if view.started_at is not None else "STARTING"
+
+    def update_from_view(self) -> None:
+        view = self.view
+        word = self.state_word()
+        for name in ("running", "paused", "stopping", "finished", "stopped", "starting"):
+            self.set_class(word.lower() == name, f"-{name}")
+        counts = view.counts()
+        total = len(view.models)
+        done, failed, skipped = counts["done"], counts["failed"], counts["skipped"]
+        finished = done + failed + skipped
+        filled = round(BAR_WIDTH * finished / total) if total else 0
+        bar = "█" * filled + "░" * (BAR_WIDTH - filled)
+        percent = f"{100 * finished / total:3.0f}%" if total else "  -%"
+        rate = view.throughput_per_hour()
+        in_flight = ", ".join(view.in_flight()) or "-"
+        source = f"attached to {view.run_dir}" if self.mode == "attached" else (view.run_dir or "")
+        line1 = Content.from_markup(
+            "[b]nnlite[/b]  [reverse b] $word [/]  $bar $percent  "
+            "[b $success]done $done[/]  [b $error]failed $failed[/]  [$warning]skipped $skipped[/]"
+            "  of $total   $rate models/h   ETA $eta   elapsed $elapsed",
+            word=word, bar=bar, percent=percent, done=str(done), failed=str(failed),
+            skipped=str(skipped), total=str(total),
+            rate=f"{rate:.1f}" if rate is not None else "--",
+            eta=duration(view.eta_seconds()), elapsed=duration(view.elapsed()),
+        )
+        line2 = Content.assemble(("in flight: ", "dim"), in_flight, "   ", (source, "dim"))
+        self.update(Content("\n").join([line1, line2]))
