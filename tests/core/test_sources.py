@@ -1,0 +1,298 @@
+"""Model discovery against a copy of parts of the real lemur-mini tree and against sample_models.
+
+Expected values were read from the tree's files (stat/train/*/<epoch>.json and transform/*.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nnlite_tui.core import sources
+from nnlite_tui.core.sources import SourceError, discover
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLES = REPO / "sample_models"
+LEMUR_MINI = Path(os.environ.get("NNLITE_LEMUR_MINI", "/work/shared/lemur-mini"))
+needs_lemur = pytest.mark.skipif(
+    not (LEMUR_MINI / "ab" / "nn" / "nn").is_dir(),
+    reason=f"lemur-mini test data not found at {LEMUR_MINI} (set NNLITE_LEMUR_MINI)",
+)
+
+GA128, GA56, FRACTAL = "ga-128", "ga-56", "FractalNet-309422bb05fad9e6f97b0291b8f0dcb0"
+RL_INIT = "rl-init-120a973b453fdc4026c341ad195c8a4b"
+ALT_DICT_HP = "alt-b35b729b68749c6662739af3a0b6f3e4"  # supported_hyperparameters() returns a dict
+ALT_C100 = "alt-b55e4ee0c3b6600da30bf0bec6d1c0f8"
+NO_TRIALS = "ast-layer_type-AlexNet-882df354d4992dd127c8a22f8c9421e7"
+COPIED = (GA128, GA56, FRACTAL, RL_INIT, ALT_DICT_HP, ALT_C100, NO_TRIALS)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """A LEMUR tree in tmp_path with COPIED models, their trials and every transform."""
+    root = tmp_path / "lemur"
+    src = LEMUR_MINI / "ab" / "nn"
+    dst = root / "ab" / "nn"
+    (dst / "nn").mkdir(parents=True)
+    shutil.copytree(src / "transform", dst / "transform")
+    for name in COPIED:
+        shutil.copy(src / "nn" / f"{name}.py", dst / "nn")
+        for stat in (src / "stat" / "train").glob(f"*_{name}"):
+            shutil.copytree(stat, dst / "stat" / "train" / stat.name)
+    return root
+
+
+def by_name(specs):
+    return {s.name: s for s in specs}
+
+
+@needs_lemur
+def test_tree_root_is_detected_and_every_model_found(tree):
+    specs = discover([str(tree)])
+    assert [s.name for s in specs] == sorted(COPIED)
+    assert all(s.kind == "lemur" and Path(s.file).parent == tree / "ab" / "nn" / "nn" for s in specs)
+    assert all(len(s.sha256) == 64 for s in specs)
+
+
+@needs_lemur
+def test_smallest_input_then_dataset_then_best_accuracy(tree):
+    s = by_name(discover([str(tree)]))[GA128]
+    # ga-128 has no 28x28 trial; at 32x32 cifar-10 ranks first among datasets, and its best trial is
+    # norm_flip uid 5e05326b..., accuracy 0.6843 after 5 epochs (5.json).
+    assert (s.task, s.dataset, s.transform) == ("img-classification", "cifar-10", "norm_flip")
+    assert s.in_shape == (1, 3, 32, 32) and s.out_shape == (10,)
+    assert s.prm == {
+        "batch": 4, "dropout": 0.14766258799565024, "lr": 0.007156970559769167,
+        "momentum": 0.643812857605922, "transform": "norm_flip",
+    }
+    assert "5e05326b45939e663d0384aed2e15ed1" in s.origin and "epoch 5" in s.origin
+
+
+@needs_lemur
+def test_dataset_option_restricts_trials(tree):
+    (s,) = discover([str(tree)], dataset="mnist", include=[GA128])
+    # mnist/echo_32 uid 50c3cfb9..., accuracy 0.9882 after 4 epochs (4.json): Resize((32,32)), 1 channel.
+    assert (s.dataset, s.transform, s.in_shape, s.out_shape) == ("mnist", "echo_32", (1, 1, 32, 32), (10,))
+    assert s.prm["dropout"] == 0.31549542062703445 and s.prm["lr"] == 0.00910179455521117
+    assert "50c3cfb921862b95b574ab830d54ba96" in s.origin and "epoch 4" in s.origin
+    (fallback,) = discover([str(tree)], dataset="places365", include=[GA56])
+    assert "no places365 trials" in fallback.origin and fallback.in_shape == (1, 3, 32, 32)
+
+
+@needs_lemur
+def test_norm_alone_means_native_mnist_size(tree):
+    s = by_name(discover([str(tree)]))[GA56]
+    assert (s.dataset, s.transform, s.in_shape, s.out_shape) == ("mnist", "norm", (1, 1, 28, 28), (10,))
+    assert s.prm["lr"] == 0.046212044643046825 and s.prm["momentum"] == 0.9028562929191828
+
+
+@needs_lemur
+def test_complex_input_transform_is_not_picked(tree):
+    # complex_32 has the best accuracy (0.6224) but feeds complex64 tensors; norm_flip (32x32) wins.
+    s = by_name(discover([str(tree)]))[FRACTAL]
+    assert (s.dataset, s.transform, s.in_shape) == ("cifar-10", "norm_flip", (1, 3, 32, 32))
+    assert s.prm["lr"] == 0.01 and s.prm["dropout"] == 0.2
+
+
+@needs_lemur
+def test_class_counts_and_resize_crop_sizes(tree):
+    specs = by_name(discover([str(tree)]))
+    c100 = specs[ALT_C100]
+    assert (c100.dataset, c100.out_shape, c100.in_shape) == ("cifar-100", (100,), (1, 3, 32, 32))
+    alt = specs[ALT_DICT_HP]  # its only trial: imagenette, norm_64_flip = Resize(64) + CenterCrop(64)
+    assert (alt.dataset, alt.transform, alt.in_shape, alt.out_shape) == ("imagenette", "norm_64_flip", (1, 3, 64, 64), (10,))
+    celeba = by_name(discover([str(tree)], dataset="celeba-gender", include=[GA128]))[GA128]
+    assert celeba.dataset == "celeba-gender" and celeba.out_shape == (2,) and celeba.in_shape[1] == 3
+
+
+@needs_lemur
+def test_prm_holds_declared_and_recorded_hyperparameters(tree):
+    specs = by_name(discover([str(tree)]))
+    # Declares only {'lr': 0.001, 'momentum': 0.95} yet its Net reads prm['dropout']: the trial's value.
+    assert specs[ALT_DICT_HP].prm["dropout"] == 0.4000206494348861
+    assert specs[ALT_DICT_HP].prm["lr"] == 0.049084452795019426
+    # Declares ['lr', 'momentum', 'batch', 'transform', 'epoch'].
+    assert specs[RL_INIT].prm == {
+        "batch": 64, "dropout": 0.2, "epoch": 1, "lr": 0.01, "momentum": 0.9, "transform": "echo",
+    }
+
+
+@needs_lemur
+def test_model_without_trials_uses_defaults_and_says_so(tree):
+    s = by_name(discover([str(tree)]))[NO_TRIALS]
+    assert s.in_shape == (1, 3, 32, 32) and s.out_shape == (10,) and s.dataset is None
+    assert s.prm == {"dropout": 0.2, "lr": 0.01, "momentum": 0.9}
+    assert "no trials" in s.origin and "prm defaulted: dropout, lr, momentum" in s.origin
+
+
+@needs_lemur
+def test_trial_quirks_missing_key_and_broken_json(tree):
+    stat = tree / "ab" / "nn" / "stat" / "train"
+    d = stat / f"img-classification_mnist_acc_{NO_TRIALS}"
+    d.mkdir()
+    (d / "1.json").write_text(json.dumps([{"accuracy": 0.5, "batch": 8, "lr": 0.123, "momentum": 0.4,
+                                           "transform": "norm", "uid": "u1", "duration": 1}]))
+    (d / "2.json").write_text("[{not json")
+    warnings: list[str] = []
+    s = by_name(discover([str(tree)], warn=warnings.append))[NO_TRIALS]
+    assert (s.dataset, s.in_shape, s.prm["lr"], s.prm["dropout"]) == ("mnist", (1, 1, 28, 28), 0.123, 0.2)
+    assert "prm defaulted: dropout" in s.origin
+    assert len(warnings) == 1 and "2.json" in warnings[0]
+
+
+@needs_lemur
+def test_user_shape_overrides_trials(tree):
+    s = by_name(discover([str(tree)], in_shape=(1, 3, 64, 64), num_classes=5))[GA56]
+    assert s.in_shape == (1, 3, 64, 64) and s.out_shape == (5,) and s.dataset == "mnist"
+    assert "in_shape given by the user" in s.origin
+
+
+@needs_lemur
+def test_syntax_error_in_tree_does_not_stop_discovery(tree):
+    (tree / "ab" / "nn" / "nn" / "broken.py").write_text("import torch\ndef supported_hyperparameters(:\n")
+    warnings: list[str] = []
+    specs = by_name(discover([str(tree)], warn=warnings.append))
+    assert len(specs) == len(COPIED) + 1
+    assert specs["broken"].origin.startswith("unparsed: SyntaxError at broken.py:2")
+    assert any("broken.py" in w for w in warnings)
+
+
+@needs_lemur
+def test_single_file_inside_a_tree_uses_its_trials(tree):
+    (s,) = discover([str(tree / "ab" / "nn" / "nn" / f"{GA56}.py")])
+    assert (s.name, s.dataset, s.in_shape) == (GA56, "mnist", (1, 1, 28, 28))
+
+
+@needs_lemur
+def test_whole_lemur_mini_is_fast_and_torch_free():
+    code = (
+        "import sys, time; t = time.perf_counter()\n"
+        "from nnlite_tui.core.sources import discover\n"
+        f"specs = discover([{str(LEMUR_MINI)!r}])\n"
+        "print(len(specs), time.perf_counter() - t, 'torch' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    n, seconds, torch_loaded = out.stdout.split()
+    assert int(n) == 95 and torch_loaded == "False"
+    assert float(seconds) < 1.0, f"discovery took {seconds} s"
+
+
+# --- directories, files, factories ------------------------------------------------------------------
+
+
+def test_sample_models_defaults_and_mnist_shape():
+    specs = by_name(discover([str(SAMPLES)]))
+    assert len(specs) >= 8
+    assert specs["mnist_lenet"].in_shape == (1, 1, 28, 28)
+    assert "DEFAULT_IN_SHAPE" in specs["mnist_lenet"].origin
+    others = [s for n, s in specs.items() if n != "mnist_lenet"]
+    assert all(s.in_shape == (1, 3, 32, 32) and s.out_shape == (10,) for s in others)
+    assert all(s.prm == {"dropout": 0.2, "lr": 0.01, "momentum": 0.9} for s in specs.values())
+    assert all("prm defaulted: dropout, lr, momentum" in s.origin for s in specs.values())
+    forced = by_name(discover([str(SAMPLES)], in_shape=(3, 64, 64), num_classes=100))
+    assert forced["mnist_lenet"].in_shape == (1, 3, 64, 64) and forced["mnist_lenet"].out_shape == (100,)
+
+
+def test_directory_skips_helpers_and_keeps_broken_files(tmp_path):
+    shutil.copy(SAMPLES / "plain_cnn.py", tmp_path)
+    (tmp_path / "helpers.py").write_text("def f():\n    return 1\n")
+    (tmp_path / "_private.py").write_text("class Net: pass\n")
+    (tmp_path / "bad.py").write_text("class Net(nn.Module)\n    pass\n")
+    (tmp_path / "odd.py").write_text(
+        "def supported_hyperparameters():\n    return {'lr', 'weight_decay', 'attn_dropout'}\nclass Net: pass\n"
+    )
+    warnings: list[str] = []
+    specs = by_name(discover([str(tmp_path)], warn=warnings.append))
+    assert sorted(specs) == ["bad", "odd", "plain_cnn"]
+    assert specs["bad"].origin.startswith("unparsed: SyntaxError at bad.py:1")
+    assert specs["odd"].prm == {"attn_dropout": 0.2, "dropout": 0.2, "lr": 0.01, "momentum": 0.9, "weight_decay": 0.5}
+    assert any("helpers.py" in w and "no class Net" in w for w in warnings)
+    assert any("bad.py" in w for w in warnings)
+
+
+def test_single_file_source():
+    (s,) = discover([str(SAMPLES / "plain_cnn.py")])
+    assert (s.name, s.kind, s.in_shape) == ("plain_cnn", "lemur", (1, 3, 32, 32))
+
+
+def test_missing_path_is_a_source_error(tmp_path):
+    missing = tmp_path / "nope"
+    with pytest.raises(SourceError, match=str(missing)) as info:
+        discover([str(SAMPLES), str(missing)])
+    assert isinstance(info.value, ValueError)
+    with pytest.raises(SourceError, match="nope.py"):
+        discover([f"{missing}.py:make"])
+    text = tmp_path / "notes.txt"
+    text.write_text("not a model")
+    with pytest.raises(SourceError, match="notes.txt"):
+        discover([str(text)])
+
+
+def test_bad_options_are_source_errors():
+    for kwargs in ({"in_shape": (3, 32)}, {"num_classes": 0}, {"dataset": "imagenet-21k"}, {"limit": -1}):
+        with pytest.raises(SourceError):
+            discover([str(SAMPLES)], **kwargs)
+
+
+def test_factory_specs(tmp_path, monkeypatch):
+    f = tmp_path / "zoo.py"
+    f.write_text("def make():\n    raise RuntimeError('built in the worker only')\n")
+    (s,) = discover([f"{f}:make"])
+    assert (s.kind, s.name, s.file, s.module, s.factory) == ("factory", "zoo.make", str(f), None, "make")
+    assert s.sha256 == sources.sha256_file(str(f))
+    pkg = tmp_path / "pkgsrc" / "mypkg"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("raise RuntimeError('discovery must not import the package')\n")
+    (pkg / "models.py").write_text("def build():\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "pkgsrc"))
+    (m,) = discover(["mypkg.models:build"])
+    assert (m.kind, m.name, m.file, m.module, m.factory) == ("factory", "mypkg.models.build", None, "mypkg.models", "build")
+    assert m.sha256 == sources.sha256_file(str(pkg / "models.py"))
+    with pytest.raises(SourceError, match="module not found"):
+        discover(["mypkg.nothere:build"])
+    with pytest.raises(SourceError, match="bad factory name"):
+        discover([f"{f}:not-a-name"])
+
+
+def test_duplicate_names_are_made_unique(tmp_path):
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    shutil.copy(SAMPLES / "plain_cnn.py", copy)
+    shutil.copy(SAMPLES / "plain_cnn.py", copy / "plain_cnn~2.py")
+    specs = discover([str(SAMPLES), str(copy)])
+    names = [s.name for s in specs]
+    assert len(names) == len(set(names))
+    assert names.count("plain_cnn") == 1 and "plain_cnn~2" in names and "plain_cnn~3" in names
+    # The original file named plain_cnn~2 keeps its name; the duplicate plain_cnn gets ~3.
+    assert by_name(specs)["plain_cnn~3"].file == str(copy / "plain_cnn.py")
+    assert [s.name for s in discover([str(SAMPLES), str(copy)])] == names
+
+
+def test_filters_and_limit():
+    all_names = [s.name for s in discover([str(SAMPLES)])]
+    assert [s.name for s in discover([str(SAMPLES)], include=["mobilenet*"])] == ["mobilenetv1_mini", "mobilenetv2_mini"]
+    assert "vit_tiny" not in [s.name for s in discover([str(SAMPLES)], exclude=["vit_*", "unet*"])]
+    assert [s.name for s in discover([str(SAMPLES)], limit=3)] == all_names[:3]
+    assert [s.name for s in discover([str(SAMPLES)], include=["*mini"], exclude=["mobilenetv1*"], limit=2)] == [
+        "efficientnet_mini", "mobilenetv2_mini",
+    ]
+
+
+def test_sources_module_does_not_import_torch():
+    code = (
+        "import sys\nfrom nnlite_tui.core.sources import discover\n"
+        f"discover([{str(SAMPLES)!r}])\nprint('torch' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.strip() == "False"
+
+
+def test_spec_round_trips_through_dict():
+    for s in discover([str(SAMPLES)]):
+        assert type(s).from_dict(json.loads(json.dumps(s.to_dict()))) == s
