@@ -1,0 +1,14 @@
+"""A simulated Android device that the real adb server talks to (issue 5).
+
+    from nnlite_tui.simdevice import SimDevice, SimConfig, BootTimings, FaultSpec
+    with SimDevice(SimConfig(adb_server_port=port)) as sim:   # thread mode; booted on return
+        print(sim.serial)                                     # emulator-<port-1>
+
+Pytest fixtures: `pytest_plugins = ["nnlite_tui.simdevice.fixtures"]`.
+"""
+
+from nnlite_tui.simdevice.boot import BootTimings
+from nnlite_tui.simdevice.device import SimConfig, SimDevice
+from nnlite_tui.simdevice.faults import FaultSpec
+
+__all__ = ["BootTimings", "FaultSpec", "SimConfig", "SimDevice"]

@@ -1,0 +1,125 @@
+"""The benchmark app (org.nnlite.bench), simulated.
+
+`am start -n org.nnlite.bench/.BenchActivity --es model_path ... --es report_path ... --es run_id ...`
+starts, after a realistic delay, a worker subprocess (nnlite_tui.simdevice.bench_worker) that runs
+the real benchmark (core.bench.benchmark_result, LiteRT interpreter on the host CPU) on the pushed
+model and writes the report atomically (`<report>.tmp`, then rename). A subprocess keeps the
+transport serving during the run and survives an interpreter crash; force-stop kills its group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import signal
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nnlite_tui.simdevice.device import SimDevice
+
+log = logging.getLogger(__name__)
+
+PACKAGE = "org.nnlite.bench"
+ACTIVITY = "org.nnlite.bench.BenchActivity"
+COMPONENT = "org.nnlite.bench/.BenchActivity"
+VERSION_NAME = "0.1.0"
+REPORTS_DIR = "/sdcard/Android/data/org.nnlite.bench/files/reports"
+MODELS_DIR = "/data/local/tmp/nnlite"
+TAG = "NNLiteBench"
+DEFAULTS = {"warmup": 5, "runs": 50, "min_seconds": 1.0, "max_runs": 10_000, "max_seconds": 60.0,
+            "threads": 1, "backend": "xnnpack", "seed": 0}
+
+
+def device_block(props: dict[str, str]) -> dict[str, object]:
+    """The report's `device` object, from Build fields (here: the sim's getprop values)."""
+    sdk = props.get("ro.build.version.sdk", "0")
+    return {"manufacturer": props.get("ro.product.manufacturer", ""), "model": props.get("ro.product.model", ""),
+            "brand": props.get("ro.product.brand", ""), "device": props.get("ro.product.device", ""),
+            "product": props.get("ro.product.name", ""), "board": props.get("ro.product.board", ""),
+            "hardware": props.get("ro.hardware", ""), "soc_manufacturer": props.get("ro.soc.manufacturer", ""),
+            "soc_model": props.get("ro.soc.model", ""),
+            "abis": [a for a in props.get("ro.product.cpu.abilist", "").split(",") if a],
+            "sdk_int": int(sdk) if sdk.isdigit() else 0, "release": props.get("ro.build.version.release", ""),
+            "build_id": props.get("ro.build.id", ""), "fingerprint": props.get("ro.build.fingerprint", "")}
+
+
+class BenchApp:
+    def __init__(self, device: "SimDevice"):
+        self.device = device
+        self.proc: asyncio.subprocess.Process | None = None
+        self.task: asyncio.Task | None = None
+        self.launches = 0
+        self.completed = 0
+
+    @property
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def launch(self, package: str, activity: str, extras: dict[str, object]) -> None:
+        self.launches += 1
+        if package != PACKAGE or activity != ACTIVITY:
+            self.device.log("ActivityTaskManager", "I", f"Displayed {package}/{activity}: +312ms")
+            return
+        if self.running:  # singleTop: a second start while benchmarking is ignored, as the app does
+            self.device.log(TAG, "W", "benchmark already running; ignoring the new intent")
+            return
+        self.task = asyncio.get_running_loop().create_task(self._run(extras))
+
+    def force_stop(self, package: str) -> None:
+        if package != PACKAGE:
+            return
+        self._kill()
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+            self.task = None  # stopped now: a launch right after -S must not see it running
+            self.device.log("ActivityManager", "I", f"Force stopping {PACKAGE} appid=10123 user=0: from pid 4321")
+
+    def _kill(self) -> None:
+        if self.proc is not None and self.proc.returncode is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass  # it exited between the check and the kill
+
+    async def _run(self, extras: dict[str, object]) -> None:
+        dev = self.device
+        await asyncio.sleep(dev.config.app_start_delay)
+        dev.log(TAG, "I", f"start run_id={extras.get('run_id', '')} extras={sorted(extras)}")
+        if dev.faults.take_app_crash():
+            dev.log("AndroidRuntime", "E", f"FATAL EXCEPTION: main\nProcess: {PACKAGE}, PID: 4321\n"
+                    "java.lang.RuntimeException: simulated crash (fault app_crash)")
+            return
+        model, report = extras.get("model_path"), extras.get("report_path")
+        if not isinstance(model, str) or not isinstance(report, str) or not model or not report:
+            dev.log(TAG, "E", "missing extra model_path or report_path; finishing without a report")
+            return
+        settings = {k: extras.get(k, v) for k, v in DEFAULTS.items()}
+        job = {"model_host": str(dev.fs.resolve(model)), "model_device": model,
+               "report_host": str(dev.fs.resolve(report)), "report_device": report,
+               "run_id": str(extras.get("run_id", "")), "settings": settings,
+               "device": device_block(dev.props), "app_version": VERSION_NAME,
+               "truncate": dev.faults.take_truncated_report(), "host_root": str(dev.fs.root)}
+        self.proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "nnlite_tui.simdevice.bench_worker", stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True)
+        try:
+            out, err = await self.proc.communicate(json.dumps(job).encode())
+        except asyncio.CancelledError:
+            self._kill()
+            raise
+        if self.proc.returncode == 0:
+            self.completed += 1
+            for line in out.decode("utf-8", "replace").splitlines():
+                dev.log(TAG, "I", line)
+        else:
+            tail = err.decode("utf-8", "replace").strip().splitlines()[-3:]
+            code = self.proc.returncode
+            dev.log("libc" if code < 0 else "AndroidRuntime", "F" if code < 0 else "E",
+                    f"Fatal signal {-code} in {PACKAGE}" if code < 0 else
+                    f"FATAL EXCEPTION: main\nProcess: {PACKAGE}\n" + "\n".join(tail))
+
+    def stop_all(self) -> None:
+        self.force_stop(PACKAGE)

@@ -1,0 +1,63 @@
+"""`nnlite sim-device`: run a simulated Android device for the adb server on this host."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import click
+
+from nnlite_tui.simdevice.boot import BootTimings
+from nnlite_tui.simdevice.faults import FaultSpec
+from nnlite_tui.simdevice.profiles import DEFAULT_PROFILE, PROFILES
+
+
+@click.command("sim-device")
+@click.option("--port", type=int, default=0, show_default=True, help="Device port on 127.0.0.1 (0: a free one).")
+@click.option("--adb-port", type=int, default=None,
+              help="adb server port to register with (default: $ANDROID_ADB_SERVER_PORT or 5037).")
+@click.option("--profile", type=click.Choice(sorted(PROFILES)), default=DEFAULT_PROFILE, show_default=True,
+              help="Device profile: props, CPU, memory, thermal zones.")
+@click.option("--serial-name", default=None, help="ro.serialno of the device (the adb serial stays emulator-N).")
+@click.option("--boot-seconds", type=float, default=0.0, show_default=True,
+              help="Total boot time: absent, offline, booting, boot_completed, package manager ready.")
+@click.option("--faults", "faults_spec", default="", help="Fault spec, e.g. 'drop_after=5s,hang_shell=am start,"
+              "install_fail=INSTALL_FAILED_INSUFFICIENT_STORAGE,app_crash=1,truncated_report=1,reboot_after=60s'.")
+@click.option("--no-register", is_flag=True, help="Do not announce as an emulator; use `adb connect 127.0.0.1:PORT`.")
+@click.option("--features", default=None, help="Comma-separated banner features (default: the profile's).")
+@click.option("--root", type=click.Path(file_okay=False), default=None,
+              help="Keep the device filesystem in this directory (default: a temp dir, removed at exit).")
+@click.option("-v", "--verbose", is_flag=True, help="Log transports and services.")
+def sim_device(port, adb_port, profile, serial_name, boot_seconds, faults_spec, no_register, features, root,
+               verbose) -> None:
+    """Run a simulated Android device that speaks the adb protocol (until Ctrl-C).
+
+    Fault spec keys: drop_after, drop_for, offline_after, offline_for, reboot_after (durations: 5s,
+    500ms), hang_shell=PREFIX[|PREFIX], install_fail=INSTALL_..., app_crash=N, truncated_report=N.
+    """
+    from nnlite_tui.simdevice.device import SimConfig, SimDevice
+
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO, format="%(asctime)s %(message)s")
+    try:
+        faults = FaultSpec.parse(faults_spec)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--faults") from exc
+    config = SimConfig(port=port, adb_server_port=adb_port, register=not no_register, profile=profile,
+                       serial_name=serial_name, boot=BootTimings.total(boot_seconds), faults=faults, root=root,
+                       features=tuple(f for f in features.split(",") if f) if features is not None else None)
+    sim = SimDevice(config)
+
+    async def main() -> None:
+        task = asyncio.create_task(sim.serve())
+        while sim.port is None and not task.done():
+            await asyncio.sleep(0.01)
+        if sim.port is not None:
+            how = (f"registering as {sim.serial} with the adb server on port {sim.adb_server_port}"
+                   if config.register else f"run: adb connect 127.0.0.1:{sim.port}")
+            click.echo(f"sim-device {profile} listening on 127.0.0.1:{sim.port}; {how}", err=True)
+        await task
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        click.echo("sim-device stopped", err=True)

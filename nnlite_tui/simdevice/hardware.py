@@ -1,0 +1,106 @@
+"""Live text of /proc/meminfo, /proc/cpuinfo, thermal zones, cpufreq and `dumpsys battery`.
+
+Formats follow real Android kernels and services. Values move a little with load: while the
+simulated app benchmarks, CPUs run at their top frequency, zones warm up and free memory drops.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from nnlite_tui.simdevice.fs import DeviceFS
+from nnlite_tui.simdevice.profiles import Profile
+
+ARM_FEATURES = ("fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm "
+                "lrcpc dcpop asimddp")
+X86_FLAGS = ("fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx "
+             "fxsr sse sse2 ht syscall nx rdtscp lm constant_tsc rep_good nopl xtopology cpuid pni "
+             "pclmulqdq ssse3 fma cx16 sse4_1 sse4_2 x2apic movbe popcnt aes xsave avx f16c rdrand "
+             "hypervisor lahf_lm abm 3dnowprefetch avx2 bmi1 bmi2")
+
+
+class Hardware:
+    def __init__(self, profile: Profile, busy: Callable[[], bool]):
+        self.profile = profile
+        self.busy = busy
+        self.booted_at = time.monotonic()
+        self._heat = 0.0  # degrees above idle, follows load with a time constant
+        self._heat_at = time.monotonic()
+
+    def heat(self) -> float:
+        now = time.monotonic()
+        dt, self._heat_at = now - self._heat_at, now
+        target = 9.0 if self.busy() else 0.0
+        self._heat += (target - self._heat) * min(1.0, dt / 20.0)
+        return self._heat
+
+    def meminfo(self) -> bytes:
+        total = self.profile.mem_total_kb
+        used = int(total * (0.55 if self.busy() else 0.48))
+        free = int(total * 0.12) - (150_000 if self.busy() else 0)
+        cached = total - used - free - 60_000
+        avail = free + cached // 2
+        rows = [("MemTotal", total), ("MemFree", free), ("MemAvailable", avail), ("Buffers", 4_812),
+                ("Cached", cached), ("SwapCached", 0), ("Active", used // 2), ("Inactive", cached // 2),
+                ("Active(anon)", used // 3), ("Inactive(anon)", 18_000), ("Active(file)", used // 6),
+                ("Inactive(file)", cached // 2), ("Unevictable", 3_460), ("Mlocked", 3_460),
+                ("SwapTotal", total // 2), ("SwapFree", total // 2), ("Dirty", 120), ("Writeback", 0),
+                ("AnonPages", used // 3), ("Mapped", 310_000), ("Shmem", 9_000),
+                ("KReclaimable", 50_000), ("Slab", 120_000), ("SReclaimable", 50_000),
+                ("SUnreclaim", 70_000), ("KernelStack", 18_000), ("PageTables", 40_000),
+                ("CommitLimit", total), ("Committed_AS", total * 3), ("VmallocTotal", 263_061_440),
+                ("VmallocUsed", 30_000), ("VmallocChunk", 0)]
+        return "".join(f"{k + ':':<16}{v:>8} kB\n" for k, v in rows).encode()
+
+    def cpuinfo(self) -> bytes:
+        if self.profile.arch == "arm64":
+            blocks = [f"processor\t: {i}\nBogoMIPS\t: 38.40\nFeatures\t: {ARM_FEATURES}\n"
+                      f"CPU implementer\t: 0x41\nCPU architecture: 8\nCPU variant\t: 0x1\n"
+                      f"CPU part\t: {'0xd05' if i < 2 else '0xd0d'}\nCPU revision\t: 0\n"
+                      for i in range(self.profile.cores)]
+            return ("\n".join(blocks) + f"\nHardware\t: {self.profile.props['ro.hardware']}\n").encode()
+        mhz = self.profile.max_freq_khz[0] / 1000
+        blocks = [f"processor\t: {i}\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\n"
+                  f"model name\t: Intel(R) Xeon(R) CPU @ {mhz / 1000:.2f}GHz\nstepping\t: 7\n"
+                  f"microcode\t: 0x1\ncpu MHz\t\t: {mhz:.3f}\ncache size\t: 39424 KB\nphysical id\t: 0\n"
+                  f"siblings\t: {self.profile.cores}\ncore id\t\t: {i}\ncpu cores\t: {self.profile.cores}\n"
+                  f"fpu\t\t: yes\nfpu_exception\t: yes\ncpuid level\t: 13\nwp\t\t: yes\n"
+                  f"flags\t\t: {X86_FLAGS}\nbogomips\t: {2 * mhz:.2f}\nclflush size\t: 64\n"
+                  f"cache_alignment\t: 64\naddress sizes\t: 46 bits physical, 48 bits virtual\n"
+                  f"power management:\n" for i in range(self.profile.cores)]
+        return "\n".join(blocks).encode() + b"\n"
+
+    def zone_temp(self, idle_milli: int) -> bytes:
+        return f"{idle_milli + int(self.heat() * 1000)}\n".encode()
+
+    def cur_freq(self, cpu: int) -> bytes:
+        top = self.profile.max_freq_khz[cpu % len(self.profile.max_freq_khz)]
+        return f"{top if self.busy() else top // 3}\n".encode()
+
+    def battery(self) -> str:
+        temp = 250 + int(self.heat() * 10)
+        return ("Current Battery Service state:\n  AC powered: false\n  USB powered: true\n"
+                "  Wireless powered: false\n  Dock powered: false\n  Max charging current: 500000\n"
+                "  Max charging voltage: 5000000\n  Charge counter: 10000\n  status: 2\n  health: 2\n"
+                "  present: true\n  level: 100\n  scale: 100\n  voltage: 5000\n"
+                f"  temperature: {temp}\n  technology: Li-ion\n")
+
+    def install(self, fs: DeviceFS) -> None:
+        fs.add_generated("/proc/meminfo", self.meminfo)
+        fs.add_generated("/proc/cpuinfo", self.cpuinfo)
+        fs.add_generated("/proc/version", lambda: b"Linux version 6.1.23-android14-4-00257-g7e35917775b8"
+                                                  b" (build-user@build-host) #1 SMP PREEMPT\n")
+        fs.add_generated("/proc/uptime", lambda: f"{time.monotonic() - self.booted_at:.2f} 0.00\n".encode())
+        for i, (kind, idle) in enumerate(self.profile.thermal_zones):
+            base = f"/sys/class/thermal/thermal_zone{i}"
+            fs.add_generated(f"{base}/type", lambda kind=kind: f"{kind}\n".encode())
+            fs.add_generated(f"{base}/temp", lambda idle=idle: self.zone_temp(idle))
+        for cpu in range(self.profile.cores):
+            base = f"/sys/devices/system/cpu/cpu{cpu}/cpufreq"
+            top = self.profile.max_freq_khz[cpu % len(self.profile.max_freq_khz)]
+            fs.add_generated(f"{base}/scaling_cur_freq", lambda cpu=cpu: self.cur_freq(cpu))
+            fs.add_generated(f"{base}/cpuinfo_max_freq", lambda top=top: f"{top}\n".encode())
+            fs.add_generated(f"{base}/cpuinfo_min_freq", lambda top=top: f"{top // 4}\n".encode())
+            fs.add_generated(f"{base}/scaling_governor", lambda: b"schedutil\n")
+        fs.add_generated("/sys/devices/system/cpu/online", lambda: f"0-{self.profile.cores - 1}\n".encode())
