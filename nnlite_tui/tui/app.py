@@ -21,7 +21,7 @@ from textual.widgets import DataTable
 from textual.worker import Worker, WorkerState
 
 from nnlite_tui.core.control import Control
-from nnlite_tui.core.events import Event, Recovery, RunControl
+from nnlite_tui.core.events import Event, MultiReporter, Recovery, Reporter, RunControl
 from nnlite_tui.tui.attach import EventTail, RemoteControl
 from nnlite_tui.tui.messages import LogsPending, PipelineEvent, PipelineEvents
 from nnlite_tui.tui.reporter import TuiReporter
@@ -57,7 +57,8 @@ class NnliteApp(App[int]):
     ]
 
     def __init__(self, *, pipeline_factory: Callable[[], Any] | None = None, run_dir: str | None = None,
-                 attach: bool = False, theme: str | None = None, clock: Callable[[], float] = time.time):
+                 attach: bool = False, theme: str | None = None, clock: Callable[[], float] = time.time,
+                 reporters: Iterable[Reporter] = ()):
         super().__init__()
         self.pipeline_factory = pipeline_factory
         self.attach = attach
@@ -66,7 +67,9 @@ class NnliteApp(App[int]):
         self.control: Control | RemoteControl = RemoteControl(run_dir) if attach else Control()
         self.pipeline: Any = None
         self.pipeline_done = threading.Event()
+        self.pipeline_failed = False
         self.reporter = TuiReporter(self)
+        self.extra_reporters = list(reporters)  # e.g. the events.jsonl writer of a local run
         self.tail = EventTail(run_dir, lambda events: self.post_message(PipelineEvents(events))) if attach else None
         loaded = load_themes()
         self.theme_errors = loaded.errors
@@ -86,6 +89,9 @@ class NnliteApp(App[int]):
     def on_mount(self) -> None:
         for error in self.theme_errors:
             self.notify(error, severity="warning", timeout=10)
+        self.call_after_refresh(self._start)  # once every pane is mounted and can take events
+
+    def _start(self) -> None:
         if self.tail is not None:
             self._follow_events()
         elif self.pipeline_factory is not None:
@@ -97,7 +103,7 @@ class NnliteApp(App[int]):
         try:
             self.pipeline = self.pipeline_factory()
             if not self.control.stopping:
-                self.pipeline.run(self.reporter, self.control)
+                self.pipeline.run(MultiReporter(self.reporter, *self.extra_reporters), self.control)
         finally:
             self.pipeline_done.set()
 
@@ -131,6 +137,7 @@ class NnliteApp(App[int]):
             return
         if event.state == WorkerState.ERROR:
             error = event.worker.error
+            self.pipeline_failed = event.worker.group == "pipeline"
             self.fold([Recovery("crashed", event.worker.group, f"{type(error).__name__}: {error}", "error")])
             self.notify(f"{event.worker.group} stopped: {error}", severity="error", timeout=30)
         elif event.state == WorkerState.SUCCESS and event.worker.group == "pipeline":
@@ -190,16 +197,24 @@ class NnliteApp(App[int]):
         self.theme = names[(names.index(self.theme) + 1) % len(names)] if self.theme in names else names[0]
         self.notify(f"theme {self.theme}", timeout=2)
 
-    async def action_quit(self) -> None:
+    def action_quit(self) -> None:
         running = self.pipeline_factory is not None and not self.pipeline_done.is_set() and not self.attach
         if not running:
-            self.exit(ExitCode.OK if self.view.finished or self.attach else ExitCode.STOPPED)
+            if self.pipeline_failed:
+                self.finish(ExitCode.PIPELINE_ERROR)
+            else:
+                self.finish(ExitCode.OK if self.view.finished or self.attach else ExitCode.STOPPED)
             return
         in_flight = self.view.in_flight()
-        if in_flight and not await self.push_screen_wait(ConfirmQuit(in_flight)):
-            return
-        self.notify("Stopping: ending child processes, the run stays resumable…", timeout=QUIT_WAIT_SECONDS)
-        self._stop_and_exit()
+        if in_flight:
+            self.push_screen(ConfirmQuit(in_flight), callback=self._quit_answered)
+        else:
+            self._quit_answered(True)
+
+    def _quit_answered(self, confirmed: bool | None) -> None:
+        if confirmed:
+            self.notify("Stopping: ending child processes, the run stays resumable…", timeout=QUIT_WAIT_SECONDS)
+            self._stop_and_exit()
 
     @work(thread=True, exclusive=True, group="quit")
     def _stop_and_exit(self) -> None:
@@ -207,7 +222,10 @@ class NnliteApp(App[int]):
         if self.pipeline is not None:
             self.pipeline.shutdown()
         self.pipeline_done.wait(QUIT_WAIT_SECONDS)
-        self.call_from_thread(self.exit, ExitCode.STOPPED)
+        self.call_from_thread(self.finish, ExitCode.STOPPED)
+
+    def finish(self, code: ExitCode) -> None:
+        self.exit(code, return_code=int(code))
 
     def on_unmount(self) -> None:
         if self.tail is not None:
@@ -233,15 +251,23 @@ class NnliteApp(App[int]):
 
 
 def make_app(*, pipeline_factory: Callable[[], Any] | None = None, run_dir: str | None = None,
-             attach: bool = False, theme: str | None = None, clock: Callable[[], float] = time.time) -> NnliteApp:
-    """The console over a local pipeline (pipeline_factory) or attached to another process's run_dir."""
+             attach: bool = False, theme: str | None = None, clock: Callable[[], float] = time.time,
+             reporters: Iterable[Reporter] = ()) -> NnliteApp:
+    """The console over a local pipeline (pipeline_factory) or attached to another process's run_dir.
+
+    pipeline_factory is called in the pipeline worker thread (building may import torch) and must
+    return an object with run(reporter, control) and shutdown(). `reporters` also receive every
+    event of a local run (e.g. core.jsonl.JsonlReporter for RUN_DIR/events.jsonl).
+    """
     if attach and not run_dir:
         raise ValueError("attach mode needs a run_dir")
-    return NnliteApp(pipeline_factory=pipeline_factory, run_dir=run_dir, attach=attach, theme=theme, clock=clock)
+    return NnliteApp(pipeline_factory=pipeline_factory, run_dir=run_dir, attach=attach, theme=theme, clock=clock,
+                     reporters=reporters)
 
 
-def run_tui(pipeline_factory: Callable[[], Any], theme: str | None = None, run_dir: str | None = None) -> int:
-    """Run the console over a local pipeline until the operator quits; returns the exit code."""
-    app = make_app(pipeline_factory=pipeline_factory, run_dir=run_dir, theme=theme)
+def run_tui(pipeline_factory: Callable[[], Any], theme: str | None = None, run_dir: str | None = None,
+            reporters: Iterable[Reporter] = ()) -> int:
+    """Run the console over a local pipeline until the run ends and the operator quits; the exit code."""
+    app = make_app(pipeline_factory=pipeline_factory, run_dir=run_dir, theme=theme, reporters=reporters)
     code = app.run()
     return int(code) if code is not None else int(ExitCode.OK)

@@ -104,6 +104,7 @@ class RunView:
         self.started_at = event.ts
         self.finished = None
         self.stopping = False
+        self.paused = False  # a (re)started runner starts running
         for name in event.models:
             self.row(name)
         self._terminal_at_start = sum(1 for r in self.models.values() if r.status in TERMINAL)
