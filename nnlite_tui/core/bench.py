@@ -19,7 +19,9 @@ from typing import Any
 
 from nnlite_tui.core.stats import summarize
 
-BACKENDS = ("xnnpack", "cpu")
+BACKENDS = ("xnnpack", "cpu", "gpu", "nnapi")
+# What LiteRT in Python can run on a host CPU; other requests fall back, and the result says so.
+HOST_BACKENDS = ("xnnpack", "cpu")
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,7 @@ def _make_interpreter(model_path: str, settings: BenchSettings):
     from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
     resolver = (
-        OpResolverType.AUTO if settings.backend == "xnnpack" else OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
+        OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES if settings.backend == "cpu" else OpResolverType.AUTO
     )
     return Interpreter(model_path=model_path, num_threads=settings.threads, experimental_op_resolver_type=resolver)
 
@@ -141,11 +143,14 @@ def run_benchmark(model_path: str, settings: BenchSettings) -> dict[str, Any]:
 
 def benchmark_result(model_path: str, settings: BenchSettings, run_id: str = "") -> dict[str, Any]:
     """The protocol's result block for one model, valid or not."""
+    used = settings.backend if settings.backend in HOST_BACKENDS else "xnnpack"
     base: dict[str, Any] = {
         "run_id": run_id,
         "model_path": model_path,
         "backend_requested": settings.backend,
-        "backend_used": settings.backend,
+        "backend_used": used,
+        "fallback_reason": None if used == settings.backend else
+        f"{settings.backend} delegate is not available to LiteRT in Python on this CPU; ran XNNPACK",
         "threads": settings.threads,
         "warmup": settings.warmup,
         "runs": settings.runs,

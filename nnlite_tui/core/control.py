@@ -83,11 +83,13 @@ class Control:
 
     def should_skip(self, model: str) -> bool:
         with self._lock:
-            return model in self._skip or self._skip_current
+            return model in self._skip
 
-    def clear_skip_current(self) -> None:
+    def take_skip_current(self) -> bool:
+        """True once per request to skip whatever is in flight."""
         with self._lock:
-            self._skip_current = False
+            asked, self._skip_current = self._skip_current, False
+            return asked
 
     def take_retries(self) -> list[str]:
         with self._lock:

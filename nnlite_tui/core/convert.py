@@ -32,7 +32,7 @@ from nnlite_tui.core.spec import ModelSpec
 # Bump when the worker's output for the same inputs changes (invalidates the cache).
 CONVERT_FORMAT = 1
 # Stages whose failure is a property of the model, not of the machine: cached, never retried in a loop.
-DETERMINISTIC_STAGES = ("import", "instantiate", "export", "lower", "serialize", "validate")
+DETERMINISTIC_STAGES = ("import", "instantiate", "export", "lower", "serialize", "validate", "filtered")
 TRANSIENT_STAGES = ("timeout", "out-of-memory", "crash")
 
 
@@ -65,6 +65,7 @@ class ConvertOptions:
     cache_dir: Path | None = None
     use_cache: bool = True
     start_timeout_s: float = 180.0
+    max_params: int | None = None
 
     def worker_count(self, n_models: int | None = None) -> int:
         if self.workers > 0:
@@ -80,7 +81,7 @@ class ConvertOptions:
 def cache_key(spec: ModelSpec, options: ConvertOptions, versions: dict[str, str]) -> str:
     import hashlib
 
-    payload = json.dumps([CONVERT_FORMAT, spec.key(), options.nhwc, versions], sort_keys=True)
+    payload = json.dumps([CONVERT_FORMAT, spec.key(), options.nhwc, options.max_params, versions], sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
@@ -265,14 +266,17 @@ class Converter:
 
     def prestart(self) -> None:
         """Start the workers in the background so their heavy import overlaps other work."""
-        def start(w: _Worker) -> None:
+        def start() -> None:
+            worker = self._idle.get()  # borrowed like a job does, so no convert() starts it twice
             try:
-                if not w.alive:
-                    w.start()
+                if not worker.alive:
+                    worker.start()
             except RuntimeError:
-                pass  # convert() will start it again and report the failure for the model at hand
-        for w in self._all:
-            threading.Thread(target=start, args=(w,), daemon=True).start()
+                pass  # convert() starts it again and reports the failure against the model at hand
+            finally:
+                self._idle.put(worker)
+        for _ in self._all:
+            threading.Thread(target=start, daemon=True, name="convert-prestart").start()
 
     def key(self, spec: ModelSpec) -> str:
         return cache_key(spec, self.options, self.versions)
@@ -294,6 +298,7 @@ class Converter:
                 return {**hit, "cached": True, "key": key, "model": spec.name}
         cached_tflite.parent.mkdir(parents=True, exist_ok=True)
         job = {"spec": spec.to_dict(), "out_path": str(cached_tflite), "nhwc": self.options.nhwc,
+               "max_params": self.options.max_params,
                "log_path": str(log_path) if log_path else None}
         worker = self._idle.get()
         try:
@@ -316,6 +321,9 @@ class Converter:
         self._closed = True
         for w in self._all:
             w.stop()
+
+    def worker_pids(self) -> list[int]:
+        return [w.process.pid for w in self._all if w.process is not None and w.alive]
 
     def kill_all(self) -> None:
         """Kill every worker now (operator quit / stop now); they restart on the next convert()."""

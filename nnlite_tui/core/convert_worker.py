@@ -179,7 +179,12 @@ def _validate(path: str, example_nhwc, reference: list) -> dict[str, Any]:
     }
 
 
-def convert_one(spec: ModelSpec, out_path: str, tracker: _PhaseTracker, nhwc: bool = True) -> dict[str, Any]:
+class Filtered(Exception):
+    """The model is outside the user's filters (e.g. --max-params); not an error of the model."""
+
+
+def convert_one(spec: ModelSpec, out_path: str, tracker: _PhaseTracker, nhwc: bool = True,
+                max_params: int | None = None) -> dict[str, Any]:
     import litert_torch
     import torch
 
@@ -189,6 +194,8 @@ def convert_one(spec: ModelSpec, out_path: str, tracker: _PhaseTracker, nhwc: bo
     timings["build_s"] = time.perf_counter() - t0
     example_args = example if isinstance(example, tuple) else (example,)
     params = int(sum(p.numel() for p in model.parameters()))
+    if max_params is not None and params > max_params:
+        raise Filtered(f"{params} parameters, over --max-params {max_params}")
     with torch.no_grad():
         try:
             reference = _flat_outputs(model(*example_args))
@@ -275,7 +282,10 @@ def handle_job(job: dict[str, Any], tracker: _PhaseTracker) -> dict[str, Any]:
     t0 = time.perf_counter()
     with _redirect_fds(job.get("log_path")):
         try:
-            result = convert_one(spec, job["out_path"], tracker, nhwc=job.get("nhwc", True))
+            result = convert_one(spec, job["out_path"], tracker, nhwc=job.get("nhwc", True),
+                                 max_params=job.get("max_params"))
+        except Filtered as exc:
+            result = {"ok": False, "stage": "filtered", "error_type": "Filtered", "error_message": str(exc)}
         except StageError as err:
             print(f"[nnlite] {err.stage} failed: {_first_line(str(err.exc))}", file=sys.stderr)
             traceback.print_exception(err.exc)

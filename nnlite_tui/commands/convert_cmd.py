@@ -1,0 +1,105 @@
+"""`nnlite convert SOURCE... --out DIR`: convert and validate, write .tflite + one JSON per model."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import click
+
+from nnlite_tui.commands.options import ExitCode, convert_options, convert_options_from, discover_or_exit, \
+    source_options
+from nnlite_tui.core.console import fmt_duration
+from nnlite_tui.core.report import safe_name, write_json_atomic
+
+
+@click.command(epilog="Exit codes: 0 done (failed models are results, listed by stage), 2 usage error, "
+                      "5 no model found.")
+@source_options
+@convert_options
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Output directory.")
+def convert(out: str, **kw) -> None:
+    """Convert models (LEMUR files, a LEMUR tree, file.py:factory, module:factory) to .tflite.
+
+    Every file is validated in the LiteRT interpreter against PyTorch; failures are explained by stage.
+    """
+    from nnlite_tui.core.convert import Converter
+
+    specs = discover_or_exit(kw)
+    if not specs:
+        click.echo("No models found in " + ", ".join(kw["sources"]), err=True)
+        sys.exit(ExitCode.NOTHING)
+    out_dir = Path(out)
+    (out_dir / "logs").mkdir(parents=True, exist_ok=True)
+    options = convert_options_from(kw)
+    n_workers = options.worker_count(len(specs))
+    converter = Converter(options, log_dir=out_dir / "logs", n_workers=n_workers)
+    results: list[dict] = []
+    lock = threading.Lock()
+    todo = list(specs)
+    started = time.monotonic()
+    tty = sys.stdout.isatty()
+
+    def work() -> None:
+        while True:
+            with lock:
+                if not todo:
+                    return
+                spec = todo.pop(0)
+            name = safe_name(spec.name)
+            result = converter.convert(spec, out_dir / f"{name}.tflite", out_dir / "logs" / f"{name}.log")
+            record = {"model": spec.to_dict(), **result}
+            write_json_atomic(out_dir / f"{name}.json", record)
+            with lock:
+                results.append(result)
+                _show(result, len(results), len(specs), started, tty)
+
+    converter.prestart()
+    threads = [threading.Thread(target=work, daemon=True) for _ in range(n_workers)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            while t.is_alive():
+                t.join(0.2)
+    except KeyboardInterrupt:
+        converter.kill_all()
+        click.echo("\ninterrupted; converted files so far are kept", err=True)
+        sys.exit(ExitCode.STOPPED)
+    finally:
+        converter.close()
+    if tty:
+        click.echo()
+    _table(results, time.monotonic() - started)
+
+
+def _show(result: dict, n: int, total: int, started: float, tty: bool) -> None:
+    name = result.get("model")
+    if result.get("ok"):
+        line = f"converted {name}  max|diff| {result.get('max_abs_diff', 0):.2e}" + \
+            ("  (cached)" if result.get("cached") else "")
+    else:
+        line = f"FAILED    {name}  {result.get('stage')}: {result.get('error_type')}: {result.get('error_message')}"
+    elapsed = time.monotonic() - started
+    eta = elapsed / n * (total - n) if n else None
+    if tty:
+        width = 24
+        bar = "#" * int(width * n / total) + "-" * (width - int(width * n / total))
+        click.echo(f"\r\x1b[2K[{n}/{total}] {line}")
+        click.echo(f"[{bar}] {n}/{total}  ETA {fmt_duration(eta)}", nl=False)
+    else:
+        click.echo(f"[{n}/{total}] {line}")
+
+
+def _table(results: list[dict], seconds: float) -> None:
+    ok = [r for r in results if r.get("ok")]
+    cached = sum(1 for r in ok if r.get("cached"))
+    failed = Counter(r.get("stage") for r in results if not r.get("ok"))
+    click.echo(f"\n{'converted':<22}{len(ok) - cached:>6}")
+    click.echo(f"{'cached':<22}{cached:>6}")
+    for stage, count in sorted(failed.items()):
+        click.echo(f"{'failed: ' + str(stage):<22}{count:>6}")
+    click.echo(f"{'total':<22}{len(results):>6}   in {fmt_duration(seconds)}")

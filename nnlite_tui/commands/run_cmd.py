@@ -1,0 +1,145 @@
+"""`nnlite run`: convert and benchmark on devices; headless or with the console on a terminal."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from pathlib import Path
+
+import click
+
+from nnlite_tui.commands.options import EXIT_CODES_HELP, ExitCode, convert_options, convert_options_from, \
+    discover_or_exit, source_options
+
+MAX_REEXECS = 3
+
+
+@click.command(epilog=EXIT_CODES_HELP)
+@source_options
+@convert_options
+@click.option("--out", required=True, type=click.Path(file_okay=False),
+              help="Run directory; an existing one is resumed.")
+@click.option("--device", "devices", multiple=True, default=("host",), show_default=True,
+              help="host, an adb serial, emulator:<AVD>, or all (repeatable).")
+@click.option("--runs", type=click.IntRange(min=1), default=50, show_default=True, help="Timed runs, at least.")
+@click.option("--min-seconds", type=click.FloatRange(min=0), default=1.0, show_default=True,
+              help="Timed seconds, at least.")
+@click.option("--max-runs", type=click.IntRange(min=1), default=10000, show_default=True, help="Cap on timed runs.")
+@click.option("--max-seconds", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+              help="Cap on timed seconds.")
+@click.option("--warmup", type=click.IntRange(min=0), default=5, show_default=True, help="Untimed warm-up runs.")
+@click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True, help="Interpreter threads.")
+@click.option("--backend", type=click.Choice(["xnnpack", "cpu", "gpu", "nnapi"]), default="xnnpack",
+              show_default=True, help="Delegate; the report says which one actually ran.")
+@click.option("--max-attempts", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Attempts per model for transient faults (timeouts, crashes, device faults).")
+@click.option("--cooldown", "cooldown_s", type=click.FloatRange(min=0), default=10.0, show_default=True,
+              help="Seconds to cool down after a device fault.")
+@click.option("--cooldown-temp", type=float, help="Before each benchmark, wait until the device is cooler (C).")
+@click.option("--distribute", is_flag=True, help="Spread models over the devices instead of running each on all.")
+@click.option("--apk", type=click.Path(dir_okay=False), help="Benchmark APK for adb devices.")
+@click.option("--retry-failed", is_flag=True, help="Retry models that failed in an earlier run of RUN_DIR.")
+@click.option("--force-config", is_flag=True, help="Resume even though result-changing settings differ.")
+@click.option("--no-isolate", is_flag=True, help="Let conversions share cores with host benchmarks.")
+@click.option("--headless", is_flag=True, help="No console, even on a terminal.")
+@click.option("--theme", help="Console colour theme.")
+def run(**kw) -> None:
+    """Convert and benchmark models, writing one report per model and device into RUN_DIR/reports.
+
+    Resumable: rerun the same command to continue; done models are not redone.
+    """
+    from nnlite_tui.core.bench import BenchSettings
+    from nnlite_tui.core.config import ConfigMismatch, RunConfig
+    from nnlite_tui.core.devices.registry import DeviceSpecError
+    from nnlite_tui.core.pipeline import build_pipeline
+    from nnlite_tui.core.store import StoreError
+
+    specs = discover_or_exit(kw)
+    if not specs:
+        click.echo("No models found in " + ", ".join(kw["sources"]), err=True)
+        sys.exit(ExitCode.NOTHING)
+    backend = kw["backend"]
+    try:
+        bench = BenchSettings(warmup=kw["warmup"], runs=kw["runs"], min_seconds=kw["min_seconds"],
+                              max_runs=max(kw["max_runs"], kw["runs"]), max_seconds=kw["max_seconds"],
+                              threads=kw["threads"], backend=backend if backend in ("xnnpack", "cpu") else backend)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    headless = kw["headless"] or not sys.stdout.isatty()
+    cfg = RunConfig(sources=list(kw["sources"]), out=Path(kw["out"]), devices=list(kw["devices"]), bench=bench,
+                    convert=convert_options_from(kw), in_shape=kw["in_shape"], num_classes=kw["num_classes"],
+                    include=tuple(kw["include"]), exclude=tuple(kw["exclude"]), limit=kw["limit"],
+                    max_params=kw["max_params"], max_attempts=kw["max_attempts"], cooldown_s=kw["cooldown_s"],
+                    cooldown_temp=kw["cooldown_temp"], distribute=kw["distribute"], retry_failed=kw["retry_failed"],
+                    force_config=kw["force_config"], isolate=not kw["no_isolate"], allow_reexec=headless,
+                    apk=kw["apk"])
+    try:
+        pipeline = build_pipeline(cfg, specs)
+    except (ConfigMismatch, DeviceSpecError) as exc:
+        raise click.UsageError(str(exc)) from None
+    except StoreError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(ExitCode.STATE)
+    if headless:
+        code = _run_headless(pipeline)
+    else:
+        from nnlite_tui.tui.app import run_tui
+
+        code = run_tui(lambda: pipeline, theme=kw["theme"])
+    _write_summary(pipeline)
+    if code == ExitCode.STOPPED:
+        click.echo(f"Stopped. Resume with the same command (the run is in {cfg.out}).", err=True)
+    sys.exit(code)
+
+
+def _run_headless(pipeline) -> int:
+    from nnlite_tui.core.console import ConsoleReporter
+    from nnlite_tui.core.control import Control
+    from nnlite_tui.core.events import MultiReporter
+    from nnlite_tui.core.jsonl import JsonlReporter
+
+    control = Control()
+    signals = {"n": 0}
+
+    def on_signal(signum, frame) -> None:
+        signals["n"] += 1
+        if signals["n"] == 1:
+            click.echo(f"\n{signal.Signals(signum).name}: stopping after the current step "
+                       "(again to abandon it)", err=True)
+            control.request_stop(now=False)
+        else:
+            control.request_stop(now=True)
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    jsonl = JsonlReporter(pipeline.run_dir)
+    try:
+        outcome = pipeline.run(MultiReporter(ConsoleReporter(), jsonl), control)
+    finally:
+        jsonl.close()
+        pipeline.store.close()
+    if outcome.reexec:
+        _reexec()
+    return ExitCode.STOPPED if outcome.stopped else ExitCode.OK
+
+
+def _reexec() -> None:
+    count = int(os.environ.get("NNLITE_REEXEC_COUNT", "0"))
+    if count >= MAX_REEXECS:
+        click.echo(f"recovery: not re-executing again (already {count} times); rerun to resume", err=True)
+        sys.exit(ExitCode.STOPPED)
+    os.environ["NNLITE_REEXEC_COUNT"] = str(count + 1)
+    click.echo("recovery: re-executing the process to resume from the store", err=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(sys.executable, [sys.executable, "-m", "nnlite_tui", *sys.argv[1:]])
+
+
+def _write_summary(pipeline) -> None:
+    from nnlite_tui.core.summary import write_summary
+
+    path = write_summary(pipeline.run_dir)
+    from nnlite_tui.core.summary import print_table
+
+    print_table(path)

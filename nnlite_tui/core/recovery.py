@@ -1,0 +1,113 @@
+"""Recovery escalation for device faults: cool down -> reconnect -> restart -> re-exec the process.
+
+Each consecutive fault of a device climbs one level; a successful benchmark resets it. Every step
+is a Recovery event. Re-exec is the last resort and only for the headless CLI (cfg.allow_reexec):
+the run stops, the store is flushed, and the CLI replaces the process with itself, which resumes.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from nnlite_tui.core.devices.base import Device, DeviceError
+from nnlite_tui.core.events import DeviceState, Recovery
+
+LEVELS = ("cool-down", "reconnect", "restart", "re-exec")
+COOLDOWN_POLL_S = 2.0
+
+
+class ReexecRequested(Exception):
+    pass
+
+
+class RecoveryPolicy:
+    def __init__(self, cfg, pipeline):
+        self.cfg = cfg
+        self.pipeline = pipeline
+        self.faults: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self.reexec_requested = False
+
+    def emit(self, event) -> None:
+        self.pipeline.emit(event)
+
+    def _sleep(self, seconds: float) -> None:
+        """Sleep, but wake for stop-now."""
+        control = self.pipeline._control
+        if control is None:
+            time.sleep(seconds)
+        else:
+            control.stop_now.wait(seconds)
+
+    def prepare_device(self, device: Device) -> None:
+        for attempt in range(1, self.cfg.max_attempts + 1):
+            try:
+                device.prepare(self.pipeline._reporter)
+                return
+            except DeviceError as err:
+                self.emit(Recovery(action="prepare-failed", target=device.serial, severity="error",
+                                   detail=f"{err} (attempt {attempt} of {self.cfg.max_attempts})"))
+                self.device_fault(device, err)
+        self.emit(DeviceState(serial=device.serial, state="lost", kind=device.kind,
+                              detail="could not be prepared"))
+
+    def device_ok(self, device: Device) -> None:
+        with self._lock:
+            self.faults[device.serial] = 0
+
+    def device_fault(self, device: Device, err: DeviceError) -> None:
+        with self._lock:
+            level = self.faults.get(device.serial, 0) + 1
+            self.faults[device.serial] = level
+        action = LEVELS[min(level, len(LEVELS)) - 1]
+        if action == "re-exec" and not self.cfg.allow_reexec:
+            action = "restart"
+        if action == "cool-down":
+            self.cool_down(device, self.cfg.cooldown_s, reason=str(err))
+        elif action in ("reconnect", "restart"):
+            lvl = 1 if action == "reconnect" else 2
+            self.emit(Recovery(action=action, target=device.serial, detail=str(err)))
+            try:
+                ok = device.recover(lvl, self.pipeline._reporter)
+            except DeviceError as exc:
+                ok = False
+                self.emit(Recovery(action=f"{action}-failed", target=device.serial, detail=str(exc),
+                                   severity="error"))
+            if not ok:
+                self._sleep(self.cfg.cooldown_s)
+        else:
+            self.emit(Recovery(action="re-exec", target=device.serial, severity="error",
+                               detail=f"{err}; restarting the process to resume from the store"))
+            self.reexec_requested = True
+            raise ReexecRequested(str(err))
+
+    def cool_down(self, device: Device, seconds: float, reason: str = "") -> None:
+        end = time.monotonic() + seconds
+        while True:
+            left = end - time.monotonic()
+            if left <= 0 or self.pipeline._control.stop_now.is_set():
+                return
+            self.emit(Recovery(action="cool-down", target=device.serial, detail=reason, countdown_s=round(left, 1),
+                               severity="info"))
+            self._sleep(min(COOLDOWN_POLL_S, left))
+
+    def wait_for_temperature(self, device: Device, max_wait_s: float = 600.0) -> dict[str, Any] | None:
+        """With --cooldown-temp, wait until the device is cooler than the threshold; what happened."""
+        limit = self.cfg.cooldown_temp
+        if limit is None:
+            return None
+        started = time.monotonic()
+        first = temp = device.snapshot().get("max_temperature_c")
+        while temp is not None and temp > limit and time.monotonic() - started < max_wait_s:
+            if self.pipeline._control.stop_now.is_set():
+                break
+            self.emit(Recovery(action="cool-down", target=device.serial, severity="info",
+                               detail=f"{temp:.1f} C above {limit:.1f} C",
+                               countdown_s=round(max_wait_s - (time.monotonic() - started), 1)))
+            self._sleep(COOLDOWN_POLL_S)
+            temp = device.snapshot().get("max_temperature_c")
+        return {"threshold_c": limit, "start_c": first, "end_c": temp,
+                "waited_s": round(time.monotonic() - started, 2),
+                "reached": temp is None or temp <= limit}

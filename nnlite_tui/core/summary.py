@@ -1,0 +1,64 @@
+"""RUN_DIR/summary.csv: one row per report (model x device), plus models that have none (skipped)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nnlite_tui.core.report import load_reports, summary_row, to_csv, write_json_atomic  # noqa: F401
+from nnlite_tui.core.store import load_snapshot
+
+SUMMARY_FILE = "summary.csv"
+
+
+def summary_rows(run_dir: Path) -> list[dict]:
+    _, records = load_snapshot(run_dir)
+    reports = load_reports(run_dir)
+    status = {r["name"]: r.get("status") for r in records}
+    rows = []
+    seen = set()
+    for report in reports:
+        name = report.get("model_name")
+        seen.add(name)
+        row = summary_row(report)
+        if status.get(name) == "skipped":
+            row["status"] = "skipped"
+        rows.append(row)
+    for rec in records:
+        if rec["name"] not in seen:
+            err = rec.get("error") or {}
+            rows.append({"model": rec["name"], "status": rec.get("status"), "error_stage": err.get("stage"),
+                         "error": err.get("message")})
+    return rows
+
+
+def write_summary(run_dir: Path) -> Path:
+    path = Path(run_dir) / SUMMARY_FILE
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(to_csv(summary_rows(Path(run_dir))))
+    tmp.replace(path)
+    return path
+
+
+def print_table(path: Path, limit: int = 40) -> None:
+    import csv
+
+    import click
+
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        click.echo("no models")
+        return
+    width = min(48, max(len(r["model"] or "") for r in rows))
+    click.echo(f"\n{'model':<{width}}  {'status':<8} {'device':<14} {'median ms':>10} {'p90 ms':>10}  error")
+    for r in rows[:limit]:
+        med = f"{float(r['median_ms']):.3f}" if r.get("median_ms") else ""
+        p90 = f"{float(r['p90_ms']):.3f}" if r.get("p90_ms") else ""
+        click.echo(f"{(r['model'] or '')[:width]:<{width}}  {r['status']:<8} {(r.get('device') or '')[:14]:<14} "
+                   f"{med:>10} {p90:>10}  {(r.get('error') or '')[:60]}")
+    if len(rows) > limit:
+        click.echo(f"... {len(rows) - limit} more rows in {path}")
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["status"]] = counts.get(r["status"], 0) + 1
+    click.echo("totals: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + f"   ({path})")
