@@ -1,0 +1,166 @@
+package org.nnlite.bench.core
+
+/** Backends a host may request (PROTOCOL.md, "Backends"). */
+enum class Backend(val wire: String) {
+    CPU("cpu"), XNNPACK("xnnpack"), GPU("gpu"), NNAPI("nnapi");
+
+    companion object {
+        fun fromWire(value: String): Backend? = values().firstOrNull { it.wire == value }
+
+        /** Backends tried in order when the requested delegate cannot be used. */
+        fun fallbackChain(requested: Backend): List<Backend> = when (requested) {
+            CPU -> listOf(CPU)
+            XNNPACK -> listOf(XNNPACK)
+            GPU -> listOf(GPU, XNNPACK)
+            NNAPI -> listOf(NNAPI, XNNPACK)
+        }
+    }
+}
+
+/** Settings of one run; defaults and checks as nnlite_tui.core.bench.BenchSettings. */
+data class BenchSettings(
+    val warmup: Int = 5,
+    val runs: Int = 50,
+    val minSeconds: Double = 1.0,
+    val maxRuns: Int = 10_000,
+    val maxSeconds: Double = 60.0,
+    val threads: Int = 1,
+    val backend: Backend = Backend.XNNPACK,
+    val seed: Long = 0,
+)
+
+/** A parsed, valid intent. */
+data class BenchRequest(val modelPath: String, val reportPath: String, val runId: String, val settings: BenchSettings)
+
+/**
+ * A bad intent. [values] holds each extra as parsed (null where missing or unparseable), so the
+ * `args` error report echoes what the host sent instead of inventing defaults.
+ */
+class ArgsException(message: String, val reportPath: String?, val values: Map<String, Any?>) :
+    IllegalArgumentException(message)
+
+object BenchArgs {
+    const val MODEL_PATH = "model_path"
+    const val REPORT_PATH = "report_path"
+    const val RUN_ID = "run_id"
+
+    private val INT_KEYS = listOf("warmup", "runs", "max_runs", "threads")
+    private val FLOAT_KEYS = listOf("min_seconds", "max_seconds")
+    private val STRING_KEYS = listOf(MODEL_PATH, REPORT_PATH, RUN_ID, "backend")
+    val KNOWN_KEYS: Set<String> = (STRING_KEYS + INT_KEYS + FLOAT_KEYS + "seed").toSet()
+
+    /**
+     * Parse intent extras (what `am start --es/--ei/--el/--ef` put in the Bundle). Numbers may
+     * also arrive as strings (`--es runs 20`); anything else that does not parse is an error.
+     */
+    fun parse(extras: Map<String, Any?>): BenchRequest {
+        val d = BenchSettings()
+        val errors = mutableListOf<String>()
+        val values = LinkedHashMap<String, Any?>()
+
+        fun str(key: String, required: Boolean): String? {
+            val v = extras[key]
+            return when {
+                v == null -> { if (required) errors += "missing $key"; null }
+                v !is String -> { errors += "$key must be a string, got ${v::class.java.simpleName}"; null }
+                required && v.isBlank() -> { errors += "empty $key"; null }
+                else -> v
+            }
+        }
+
+        fun long(key: String, default: Long): Long? {
+            if (!extras.containsKey(key)) return default
+            val parsed = asLong(extras[key])
+            if (parsed == null) errors += "$key must be an integer, got ${describe(extras[key])}"
+            return parsed
+        }
+
+        fun double(key: String, default: Double): Double? {
+            if (!extras.containsKey(key)) return default
+            val parsed = asDouble(extras[key])
+            if (parsed == null) errors += "$key must be a finite number, got ${describe(extras[key])}"
+            return parsed
+        }
+
+        val modelPath = str(MODEL_PATH, required = true)
+        val reportPath = str(REPORT_PATH, required = true)
+        val runId = str(RUN_ID, required = true)
+        val backendName = str("backend", required = false) ?: if (extras.containsKey("backend")) null else d.backend.wire
+        val backend = backendName?.let { name ->
+            Backend.fromWire(name) ?: run {
+                errors += "unknown backend '$name' (one of ${Backend.values().joinToString { it.wire }})"; null
+            }
+        }
+        val warmup = long("warmup", d.warmup.toLong())
+        val runs = long("runs", d.runs.toLong())
+        val minSeconds = double("min_seconds", d.minSeconds)
+        val maxRuns = long("max_runs", d.maxRuns.toLong())
+        val maxSeconds = double("max_seconds", d.maxSeconds)
+        val threads = long("threads", d.threads.toLong())
+        val seed = long("seed", d.seed)
+
+        values[MODEL_PATH] = modelPath
+        values[RUN_ID] = runId
+        values["backend"] = backendName
+        values["warmup"] = warmup
+        values["runs"] = runs
+        values["min_seconds"] = minSeconds
+        values["max_runs"] = maxRuns
+        values["max_seconds"] = maxSeconds
+        values["threads"] = threads
+        values["seed"] = seed
+
+        for (key in extras.keys.sorted()) {
+            // Extras the platform itself may add are not ours to judge; any other stray key is
+            // most likely a typo ("warmups") that would otherwise silently run the default.
+            if (key !in KNOWN_KEYS && !key.startsWith("android.") && !key.startsWith("com.android.")) {
+                errors += "unknown extra '$key'"
+            }
+        }
+        fun check(ok: Boolean, msg: String) { if (!ok) errors += msg }
+        warmup?.let { check(it in 0..Int.MAX_VALUE, "warmup must be >= 0, got $it") }
+        runs?.let { check(it in 1..Int.MAX_VALUE, "runs must be >= 1, got $it") }
+        maxRuns?.let { check(it in 1..Int.MAX_VALUE, "max_runs must be >= 1, got $it") }
+        if (runs != null && maxRuns != null && maxRuns < runs) errors += "max_runs $maxRuns below runs $runs"
+        threads?.let { check(it in 1..1024, "threads must be in 1..1024, got $it") }
+        minSeconds?.let { check(it >= 0, "min_seconds must be >= 0, got $it") }
+        maxSeconds?.let { check(it > 0, "max_seconds must be > 0, got $it") }
+        seed?.let { check(it >= 0, "seed must be >= 0, got $it") }
+
+        if (errors.isNotEmpty()) throw ArgsException(errors.joinToString("; "), reportPath, values)
+        return BenchRequest(
+            modelPath = modelPath!!,
+            reportPath = reportPath!!,
+            runId = runId!!,
+            settings = BenchSettings(
+                warmup = warmup!!.toInt(), runs = runs!!.toInt(), minSeconds = minSeconds!!,
+                maxRuns = maxRuns!!.toInt(), maxSeconds = maxSeconds!!, threads = threads!!.toInt(),
+                backend = backend!!, seed = seed!!,
+            ),
+        )
+    }
+
+    private fun describe(v: Any?): String = when (v) {
+        null -> "null"
+        is String -> "'$v'"
+        else -> "$v (${v::class.java.simpleName})"
+    }
+
+    private fun asLong(v: Any?): Long? = when (v) {
+        is Int, is Long, is Short, is Byte -> (v as Number).toLong()
+        is Float, is Double -> asDouble(v)?.let { d -> if (d == Math.rint(d) && Math.abs(d) < 9.0e15) d.toLong() else null }
+        is String -> v.trim().toLongOrNull()
+        else -> null
+    }
+
+    private fun asDouble(v: Any?): Double? {
+        val d = when (v) {
+            is Int, is Long, is Short, is Byte, is Double -> (v as Number).toDouble()
+            // `--ef 0.1` arrives as the float nearest 0.1; its decimal text is what the host meant.
+            is Float -> v.toString().toDouble()
+            is String -> v.trim().toDoubleOrNull()
+            else -> null
+        }
+        return d?.takeIf { it.isFinite() }
+    }
+}

@@ -1,0 +1,54 @@
+package org.nnlite.bench.core
+
+/** A tensor as the report describes it; dtype uses numpy's names ("float32", "int8", ...). */
+data class TensorInfo(val shape: List<Int>, val dtype: String, val numBytes: Int)
+
+/**
+ * A failure at one protocol stage ("load", "allocate", "invoke"). [errorType] is the class name of
+ * the underlying exception, or "BenchmarkError" when the protocol itself detected the problem
+ * (the same convention as Python's BenchmarkError).
+ */
+class StageException(val stage: String, val errorType: String, message: String, cause: Throwable? = null) :
+    Exception(message, cause) {
+    companion object {
+        fun of(stage: String, cause: Throwable) =
+            StageException(stage, cause::class.java.name, firstLine(cause.message) ?: cause::class.java.simpleName, cause)
+
+        fun protocol(stage: String, message: String) = StageException(stage, "BenchmarkError", message)
+    }
+}
+
+/** The first non-blank line of a message, trimmed (LiteRT messages can be long). */
+fun firstLine(text: String?): String? = text?.lineSequence()?.map { it.trim() }?.firstOrNull { it.isNotEmpty() }
+
+/**
+ * What the protocol needs from a runtime. The Android app implements it with the LiteRT
+ * Interpreter; the JVM tests with a scripted fake. The protocol (timing, fallback, loop) lives in
+ * [Benchmark], not here, so it is the same code on both.
+ */
+interface Engine {
+    /** Create the interpreter for [backend] (model mapped, delegate applied). Throw on failure. */
+    fun load(modelPath: String, backend: Backend, threads: Int)
+
+    /** Allocate tensors. Throw on failure. */
+    fun allocate()
+
+    /** Release the interpreter and delegate of a failed or finished attempt; safe to call twice. */
+    fun release()
+
+    fun inputs(): List<TensorInfo>
+
+    fun outputs(): List<TensorInfo>
+
+    /** Fill preallocated input buffers with the seeded input (untimed, once per run). */
+    fun prepareInputs(seed: Long)
+
+    /** Exactly one inference (Interpreter.run on the preallocated buffers): the timed region. */
+    fun invoke()
+
+    /**
+     * After the timed runs: a reason if the runtime reports that the delegate did not really run
+     * (for example NNAPI execution errors), as (backend that actually ran, reason); else null.
+     */
+    fun runtimeFallback(): Pair<Backend, String>? = null
+}

@@ -1,0 +1,57 @@
+package org.nnlite.bench.core
+
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertNotEquals
+import org.junit.jupiter.api.Assertions.assertThrows
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Test
+import java.nio.ByteBuffer
+
+class InputFillTest {
+    private fun filled(dtype: String, bytes: Int, seed: Long): ByteBuffer =
+        InputFill.allocate(bytes).also { InputFill.fill(it, dtype, seed) }
+
+    @Test
+    fun `same seed same bytes, other seed other bytes`() {
+        assertEquals(filled("float32", 4096, 0), filled("float32", 4096, 0))
+        assertNotEquals(filled("float32", 4096, 0), filled("float32", 4096, 1))
+    }
+
+    @Test
+    fun `fill leaves the buffer position alone`() {
+        val b = filled("float32", 64, 3)
+        assertEquals(0, b.position())
+        assertEquals(64, b.limit())
+    }
+
+    @Test
+    fun `floats look standard normal and integers stay in Python's ranges`() {
+        val f = filled("float32", 4 * 20000, 0).asFloatBuffer()
+        val xs = DoubleArray(20000) { f.get(it).toDouble() }
+        val mean = xs.average()
+        val std = Math.sqrt(xs.map { (it - mean) * (it - mean) }.average())
+        assertEquals(0.0, mean, 0.03)
+        assertEquals(1.0, std, 0.03)
+        val u8 = filled("uint8", 5000, 0)
+        assertTrue((0 until 5000).all { (u8.get(it).toInt() and 0xff) in 0..126 })
+        val i8 = filled("int8", 5000, 0)
+        assertTrue((0 until 5000).all { i8.get(it) in -128..126 })
+        val i64 = filled("int64", 8 * 100, 0).asLongBuffer()
+        assertTrue((0 until 100).all { i64.get(it) in -128L..126L })
+    }
+
+    @Test
+    fun `half precision conversion`() {
+        assertEquals(0x3c00.toShort(), InputFill.toHalf(1.0f))
+        assertEquals(0xc000.toShort(), InputFill.toHalf(-2.0f))
+        assertEquals(0x0000.toShort(), InputFill.toHalf(0.0f))
+        assertEquals(0x7c00.toShort(), InputFill.toHalf(1e6f))
+        assertEquals(0x3555.toShort(), InputFill.toHalf(1f / 3))
+    }
+
+    @Test
+    fun `unsupported dtypes fail at the invoke stage`() {
+        val e = assertThrows(StageException::class.java) { filled("string", 8, 0) }
+        assertEquals("invoke", e.stage)
+    }
+}

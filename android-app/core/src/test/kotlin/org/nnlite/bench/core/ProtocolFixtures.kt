@@ -1,0 +1,52 @@
+package org.nnlite.bench.core
+
+import java.io.File
+
+/**
+ * Writes what the Python tests (tests/android/) check the core against, run by test-core.sh:
+ *   --samples FILE  JSON {"sets": {name: [ns, ...]}} -> OUT/stats.json {name: stats}
+ *   --out DIR       OUT/reports/<case>.json: reports built by the real BenchRunner over a
+ *                   scripted engine, one per outcome, for validation against report.schema.json.
+ */
+fun main(args: Array<String>) {
+    val opts = args.toList().chunked(2).associate { (k, v) -> k to v }
+    val samples = File(opts["--samples"] ?: error("--samples FILE required"))
+    val out = File(opts["--out"] ?: error("--out DIR required"))
+    out.mkdirs()
+
+    @Suppress("UNCHECKED_CAST")
+    val sets = (Json.parse(samples.readText()) as Map<String, Any?>)["sets"] as Map<String, List<Long>>
+    val stats = sets.mapValues { (_, xs) -> Stats.summarize(xs.toLongArray()).toMap() }
+    AtomicFile.write(File(out, "stats.json").path, Json.write(stats) + "\n")
+
+    val reports = File(out, "reports")
+    reports.mkdirs()
+    val log = object : BenchLog {
+        override fun info(message: String) {}
+        override fun error(message: String, error: Throwable?) {}
+    }
+    fun case(name: String, engine: (ScriptedClock) -> Engine, modelExists: Boolean = true, vararg extras: Pair<String, Any?>) {
+        val clock = ScriptedClock()
+        var wall = 1_760_000_000_000L
+        val base = mapOf<String, Any?>(
+            "model_path" to "/data/local/tmp/nnlite/tiny.tflite",
+            "report_path" to File(reports, "$name.json").path,
+            "run_id" to "fixture-$name", "warmup" to 2, "runs" to 5, "min_seconds" to 0.0f,
+        )
+        val merged = (base + extras).filterValues { it != REMOVE }
+        BenchRunner(engine(clock), { TEST_DEVICE }, log, clock, { wall += 7; wall }, { modelExists }).execute(merged)
+    }
+    val jitter = { c: ScriptedClock -> FakeEngine(c, invokeScript = ArrayDeque(listOf(2_100_000L, 1_900_000L, 2_000_000L, 2_400_000L, 1_950_000L, 2_050_000L, 2_300_000L, 1_980_000L, 2_020_000L))) }
+    case("valid", jitter)
+    case("valid-cpu-4-threads", jitter, true, "backend" to "cpu", "threads" to 4)
+    case("gpu-fallback", { c -> FakeEngine(c, failLoad = mapOf(Backend.GPU to IllegalArgumentException("Internal error: Failed to apply delegate: OpenCL library not loaded"))) }, true, "backend" to "gpu")
+    case("nnapi-runtime-fallback", { c -> FakeEngine(c, runtimeFallback = Backend.CPU to "NnApiDelegate reported NNAPI errno 4 after the timed runs") }, true, "backend" to "nnapi")
+    case("load-error-missing-model", jitter, false)
+    case("load-error-unsupported-op", { c -> FakeEngine(c, failLoad = mapOf(Backend.XNNPACK to IllegalArgumentException("Internal error: Cannot create interpreter: Didn't find op for builtin opcode 'STABLEHLO_SORT' version '1'"))) })
+    case("invoke-error", { c -> FakeEngine(c, failInvokeAt = 0) })
+    case("args-error-bad-values", jitter, true, "runs" to "abc", "backend" to "tpu")
+    case("args-error-missing-model", jitter, true, "model_path" to REMOVE)
+    println("fixtures: ${stats.size} stat sets, ${reports.listFiles { f -> f.name.endsWith(".json") }!!.size} reports in $out")
+}
+
+private val REMOVE = Any()
