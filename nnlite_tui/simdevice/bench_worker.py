@@ -43,6 +43,7 @@ def build_report(job: dict) -> dict:
     if fallback:
         result["backend_used"] = "xnnpack"
         result["fallback_reason"] = fallback
+    result.setdefault("fallback_reason", None)
     result.update({"protocol_version": 1, "app_version": job["app_version"], "simulated": True,
                    "started_at_ms": started, "finished_at_ms": int(time.time() * 1000), "device": job["device"]})
     return result
