@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from nnlite_tui.core.lemur_transform import Geometry, apply_transform, literal, parse_transform
+
 
 @dataclass(frozen=True)
 class Dataset:
@@ -94,100 +96,10 @@ def _returned_names(fn: ast.FunctionDef) -> tuple[str, ...] | None:
 
 
 def _literal_shape(node: ast.expr) -> tuple[int, ...] | None:
-    try:
-        value = ast.literal_eval(node)
-    except ValueError:
-        return None
+    value = literal(node)
     if isinstance(value, (tuple, list)) and len(value) == 4 and all(isinstance(v, int) and v > 0 for v in value):
         return tuple(value)
     return None
-
-
-# --- transforms -------------------------------------------------------------------------------------
-
-_CROPS = {"CenterCrop", "RandomCrop", "RandomResizedCrop", "FiveCrop", "TenCrop"}
-# torchvision transforms that keep size and channel count; anything else unknown makes the size unknown.
-_KEEP = {
-    "Compose", "ToTensor", "Normalize", "RandomHorizontalFlip", "RandomVerticalFlip", "RandomRotation",
-    "RandomAdjustSharpness", "RandomAutocontrast", "RandomEqualize", "RandomGrayscale", "RandomPerspective",
-    "RandomPosterize", "RandomSolarize", "RandomAffine", "ColorJitter", "GaussianBlur", "ConvertImageDtype",
-    "PILToTensor", "RandomInvert", "RandomErasing",
-}
-
-
-@dataclass(frozen=True)
-class Geometry:
-    hw: tuple[int, int] | None
-    channels: int
-    note: str = ""  # why hw is None
-
-
-def parse_transform(path: Path) -> list[tuple[str, list[Any], dict[str, Any]]] | str:
-    """The calls of a transform file in source order, as (name, args, kwargs); a string says why not."""
-    try:
-        tree = ast.parse(path.read_bytes(), filename=str(path))
-    except (SyntaxError, ValueError) as e:
-        return f"{type(e).__name__} in {path.name}"
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
-    calls.sort(key=lambda n: (n.lineno, n.col_offset))
-    out = []
-    for call in calls:
-        func = call.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "?")
-        out.append((name, [_literal(a) for a in call.args], {k.arg: _literal(k.value) for k in call.keywords if k.arg}))
-    return out
-
-
-def _literal(node: ast.expr) -> Any:
-    try:
-        return ast.literal_eval(node)
-    except ValueError:
-        return None
-
-
-def apply_transform(ops: list[tuple[str, list[Any], dict[str, Any]]] | str, ds: Dataset) -> Geometry:
-    """Follow the size through a transform's calls, starting from the dataset's native size."""
-    if isinstance(ops, str):
-        return Geometry(None, ds.channels, ops)
-    hw, ch = ds.native_hw, ds.channels
-    for name, args, kwargs in ops:
-        if name in _KEEP or name.startswith("transform"):
-            continue
-        size = kwargs.get("size", args[0] if args else None)
-        if name == "Resize" or name in _CROPS:
-            if isinstance(size, int):
-                if name == "Resize" and hw is not None and hw[0] != hw[1]:
-                    short = min(hw)
-                    hw = (round(hw[0] * size / short), round(hw[1] * size / short))
-                elif name == "Resize" and hw is None:
-                    continue  # short side scaled, long side still unknown; a later crop may fix it
-                else:
-                    hw = (size, size)
-            elif isinstance(size, (tuple, list)) and len(size) == 2:
-                hw = (int(size[0]), int(size[1]))
-            elif isinstance(size, (tuple, list)) and len(size) == 1:
-                hw = (int(size[0]), int(size[0]))
-            else:
-                return Geometry(None, ch, f"{name} size not a literal")
-        elif name == "Pad":
-            pad = kwargs.get("padding", args[0] if args else None)
-            if hw is None:
-                continue
-            if isinstance(pad, int):
-                pad = (pad, pad, pad, pad)
-            elif isinstance(pad, (tuple, list)) and len(pad) == 2:
-                pad = (pad[0], pad[1], pad[0], pad[1])
-            if not (isinstance(pad, (tuple, list)) and len(pad) == 4):
-                return Geometry(None, ch, "Pad padding not a literal")
-            left, top, right, bottom = pad
-            hw = (hw[0] + top + bottom, hw[1] + left + right)
-        elif name == "Grayscale":
-            ch = int(kwargs.get("num_output_channels", args[0] if args else 1))
-        else:
-            return Geometry(None, ch, f"custom step {name}()")
-    if hw is None:
-        return Geometry(None, ch, "dataset images have no fixed size")
-    return Geometry(hw, ch)
 
 
 # --- trials -----------------------------------------------------------------------------------------

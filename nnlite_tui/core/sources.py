@@ -98,15 +98,23 @@ def _one_source(source: str, shape, num_classes, dataset, warn: Warn) -> list[Mo
     if path.is_dir():
         if lemur.is_tree_root(path):
             return _tree(lemur.LemurTree(path, warn), None, shape, num_classes, dataset)
+        if (root := _tree_of_nn_dir(path)) is not None:
+            return _tree(lemur.LemurTree(root, warn), None, shape, num_classes, dataset)
         files = sorted(p for p in path.glob("*.py") if not p.name.startswith("_"))
         return [s for s in (_dir_file(p, shape, num_classes, warn) for p in files) if s is not None]
     if path.suffix != ".py":
         raise SourceError(f"not a directory or a .py file: {source}")
-    root = path.parents[3] if len(path.parents) > 3 else None
-    if root is not None and path.parent == root / "ab" / "nn" / "nn":
+    if (root := _tree_of_nn_dir(path.parent)) is not None:
         return _tree(lemur.LemurTree(root, warn), [path], shape, num_classes, dataset)
     spec = _dir_file(path, shape, num_classes, warn, explicit=True)
     return [spec] if spec is not None else []
+
+
+def _tree_of_nn_dir(path: Path) -> Path | None:
+    """The tree root if `path` is a tree's `ab/nn/nn` directory (so its trials apply), else None."""
+    if len(path.parents) < 3 or path.parts[-3:] != ("ab", "nn", "nn"):
+        return None
+    return path.parents[2]
 
 
 def _dir_file(path: Path, shape, num_classes, warn: Warn, explicit: bool = False) -> ModelSpec | None:

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from nnlite_tui.core import sources
+from nnlite_tui.core import lemur, sources
+from nnlite_tui.core.lemur_transform import apply_transform, parse_transform
 from nnlite_tui.core.sources import SourceError, discover
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,10 +34,8 @@ NO_TRIALS = "ast-layer_type-AlexNet-882df354d4992dd127c8a22f8c9421e7"
 COPIED = (GA128, GA56, FRACTAL, RL_INIT, ALT_DICT_HP, ALT_C100, NO_TRIALS)
 
 
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
-    """A LEMUR tree in tmp_path with COPIED models, their trials and every transform."""
-    root = tmp_path / "lemur"
+def make_tree(root: Path) -> Path:
+    """A LEMUR tree at `root` with COPIED models, their trials and every transform."""
     src = LEMUR_MINI / "ab" / "nn"
     dst = root / "ab" / "nn"
     (dst / "nn").mkdir(parents=True)
@@ -46,6 +45,18 @@ def tree(tmp_path: Path) -> Path:
         for stat in (src / "stat" / "train").glob(f"*_{name}"):
             shutil.copytree(stat, dst / "stat" / "train" / stat.name)
     return root
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory) -> Path:
+    """Shared by the tests that only read it."""
+    return make_tree(tmp_path_factory.mktemp("lemur"))
+
+
+@pytest.fixture
+def own_tree(tmp_path) -> Path:
+    """For tests that add files to the tree."""
+    return make_tree(tmp_path / "lemur")
 
 
 def by_name(specs):
@@ -132,7 +143,8 @@ def test_model_without_trials_uses_defaults_and_says_so(tree):
 
 
 @needs_lemur
-def test_trial_quirks_missing_key_and_broken_json(tree):
+def test_trial_quirks_missing_key_and_broken_json(own_tree):
+    tree = own_tree
     stat = tree / "ab" / "nn" / "stat" / "train"
     d = stat / f"img-classification_mnist_acc_{NO_TRIALS}"
     d.mkdir()
@@ -154,7 +166,8 @@ def test_user_shape_overrides_trials(tree):
 
 
 @needs_lemur
-def test_syntax_error_in_tree_does_not_stop_discovery(tree):
+def test_syntax_error_in_tree_does_not_stop_discovery(own_tree):
+    tree = own_tree
     (tree / "ab" / "nn" / "nn" / "broken.py").write_text("import torch\ndef supported_hyperparameters(:\n")
     warnings: list[str] = []
     specs = by_name(discover([str(tree)], warn=warnings.append))
@@ -170,12 +183,52 @@ def test_single_file_inside_a_tree_uses_its_trials(tree):
 
 
 @needs_lemur
+def test_nn_directory_of_a_tree_uses_its_trials(tree):
+    specs = by_name(discover([str(tree / "ab" / "nn" / "nn")]))
+    assert sorted(specs) == sorted(COPIED) and specs[GA56].dataset == "mnist"
+
+
+@needs_lemur
+@pytest.mark.parametrize(
+    ("transform", "dataset", "hw", "channels"),
+    [
+        ("norm", "cifar-10", (32, 32), 3),  # no size step: native
+        ("echo", "mnist", (28, 28), 1),
+        ("norm_64", "mnist", (64, 64), 1),  # Resize(64), CenterCrop(64)
+        ("norm_32", "celeba-gender", (32, 32), 3),  # Resize(32) of unknown size, then CenterCrop(32)
+        ("echo_128", "imagenette", (128, 128), 3),  # Resize((128,128))
+        ("center_crop", "cifar-10", (64, 64), 3),  # CenterCrop(size=48), Resize((64,64))
+        ("bf-v1-Pad_38", "svhn", (64, 64), 3),  # Pad(padding=3, ...), Resize((64,64))
+        ("bf-v1-Grayscale_50", "cifar-10", (64, 64), 3),  # Grayscale(num_output_channels=3)
+        ("bf-v1-Resize_ColorJit_Flip_Blur", "cifar-10", (256, 256), 3),  # RandomResizedCrop(256, ...)
+        ("norm", "imagenette", None, 3),  # images of many sizes, nothing fixes them
+        ("soft_pad", "cifar-10", None, 3),  # custom PadToSize step
+        ("complex_32", "cifar-10", None, 3),  # custom NormalizeToFloat / ToComplex64 steps
+    ],
+)
+def test_transform_geometry(transform, dataset, hw, channels):
+    ops = parse_transform(LEMUR_MINI / "ab" / "nn" / "transform" / f"{transform}.py")
+    geo = apply_transform(ops, lemur.DATASETS[dataset])
+    assert (geo.hw, geo.channels) == (hw, channels)
+    assert (geo.note == "") == (hw is not None)
+
+
+def test_transform_geometry_pad_and_grayscale(tmp_path):
+    f = tmp_path / "t.py"
+    f.write_text("import torchvision.transforms as T\n\ndef transform(norm):\n"
+                 "    return T.Compose([T.Pad(4), T.Grayscale(), T.Pad((1, 2)), T.ToTensor(), T.Normalize(*norm)])\n")
+    geo = apply_transform(parse_transform(f), lemur.DATASETS["cifar-10"])
+    assert (geo.hw, geo.channels) == ((32 + 8 + 4, 32 + 8 + 2), 1)
+
+
+@needs_lemur
 def test_whole_lemur_mini_is_fast_and_torch_free():
     code = (
-        "import sys, time; t = time.perf_counter()\n"
+        # CPU time, not wall time: the shared CI machine may be busy.
+        "import sys, time; t = time.process_time()\n"
         "from nnlite_tui.core.sources import discover\n"
         f"specs = discover([{str(LEMUR_MINI)!r}])\n"
-        "print(len(specs), time.perf_counter() - t, 'torch' in sys.modules)\n"
+        "print(len(specs), time.process_time() - t, 'torch' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     n, seconds, torch_loaded = out.stdout.split()
