@@ -126,12 +126,9 @@ def _dir_file(path: Path, shape, num_classes, warn: Warn, explicit: bool = False
         warn(f"{path}: skipped (no class Net)")
         return None
     notes = []
-    if shape is not None:
-        in_shape = shape
-    elif mf.default_in_shape is not None:
-        in_shape, _ = mf.default_in_shape, notes.append("in_shape from the file's DEFAULT_IN_SHAPE")
-    else:
-        in_shape, _ = DEFAULT_IN_SHAPE, notes.append(f"default in_shape {DEFAULT_IN_SHAPE}")
+    in_shape = shape or mf.default_in_shape or DEFAULT_IN_SHAPE
+    if shape is None:
+        notes.append("in_shape from the file's DEFAULT_IN_SHAPE" if mf.default_in_shape else f"default in_shape {DEFAULT_IN_SHAPE}")
     if num_classes is None:
         notes.append(f"default {DEFAULT_NUM_CLASSES} classes")
     prm, defaulted = lemur.fill_prm(mf.hyperparameters, {})
@@ -162,43 +159,46 @@ def _tree(tree: lemur.LemurTree, files, shape, num_classes, dataset) -> list[Mod
         if mf.error is not None:
             tree.warn(f"{path}: {mf.error}")
             out.append(_unparsed(mf, shape, num_classes))
-            continue
-        choice = tree.choose(path.stem, dataset)
-        if choice is None:
-            prm, defaulted = lemur.fill_prm(mf.hyperparameters, {})
-            where = f"no {dataset} trials" if dataset else "no trials"
-            out.append(ModelSpec(
-                name=path.stem, kind="lemur", file=str(path), sha256=mf.sha256,
-                in_shape=shape or DEFAULT_IN_SHAPE, out_shape=(num_classes or DEFAULT_NUM_CLASSES,), prm=prm,
-                origin=f"lemur: {where}, defaults used; {_defaulted_note(mf, defaulted)}",
-            ))
-            continue
-        t, geo = choice.trial, choice.geometry
-        ds = lemur.DATASETS.get(t.dataset)
-        hw = geo.hw or DEFAULT_IN_SHAPE[2:]
-        in_shape = shape or (1, geo.channels, *hw)
-        classes = num_classes or (ds.classes if ds else DEFAULT_NUM_CLASSES)
-        extra = tuple(k for k in t.values if k not in lemur.TRIAL_RESULT_KEYS)
-        prm, defaulted = lemur.fill_prm(mf.hyperparameters, {"epoch": t.epoch, **t.values}, extra)
-        notes = [
-            f"lemur trial {t.values.get('uid')} ({t.task}/{t.dataset}, transform {t.values.get('transform')}, "
-            f"epoch {t.epoch}, accuracy {t.values.get('accuracy')}), first of {choice.candidates} trials "
-            "by task, smallest input, dataset, accuracy",
-        ]
-        if geo.hw is None:
-            notes.append(f"input size unknown ({geo.note}), used {hw[0]}x{hw[1]}")
-        if shape is not None:
-            notes.append("in_shape given by the user")
-        if num_classes is not None:
-            notes.append("num_classes given by the user")
-        notes.append(_defaulted_note(mf, defaulted))
-        out.append(ModelSpec(
-            name=path.stem, kind="lemur", file=str(path), sha256=mf.sha256, in_shape=tuple(in_shape),
-            out_shape=(classes,), prm=prm, task=t.task, dataset=t.dataset,
-            transform=t.values.get("transform") if isinstance(t.values.get("transform"), str) else None,
-            origin="; ".join(notes),
-        ))
+        else:
+            out.append(_tree_spec(tree, mf, shape, num_classes, dataset))
     return out
+
+
+def _tree_spec(tree: lemur.LemurTree, mf: lemur.ModelFile, shape, num_classes, dataset) -> ModelSpec:
+    common = dict(name=mf.path.stem, kind="lemur", file=str(mf.path), sha256=mf.sha256)
+    choice = tree.choose(mf.path.stem, dataset)
+    if choice is None:
+        prm, defaulted = lemur.fill_prm(mf.hyperparameters, {})
+        where = f"no {dataset} trials" if dataset else "no trials"
+        return ModelSpec(
+            **common, in_shape=shape or DEFAULT_IN_SHAPE, out_shape=(num_classes or DEFAULT_NUM_CLASSES,), prm=prm,
+            origin=f"lemur: {where}, defaults used; {_defaulted_note(mf, defaulted)}",
+        )
+    t, geo = choice.trial, choice.geometry
+    transform = t.values.get("transform")
+    notes = [
+        f"lemur trial {t.values.get('uid')} ({t.task}/{t.dataset}, transform {transform}, epoch {t.epoch}, "
+        f"accuracy {t.values.get('accuracy')}), first of {choice.candidates} trials by task, smallest input, "
+        "dataset, accuracy",
+    ]
+    ds = lemur.DATASETS.get(t.dataset)
+    if ds is None:
+        notes.append(f"unknown dataset {t.dataset}: {geo.channels} channels, {DEFAULT_NUM_CLASSES} classes assumed")
+    hw = geo.hw or DEFAULT_IN_SHAPE[2:]
+    if geo.hw is None:
+        notes.append(f"input size unknown ({geo.note}), used {hw[0]}x{hw[1]}")
+    if shape is not None:
+        notes.append("in_shape given by the user")
+    if num_classes is not None:
+        notes.append("num_classes given by the user")
+    extra = tuple(k for k in t.values if k not in lemur.TRIAL_RESULT_KEYS)
+    prm, defaulted = lemur.fill_prm(mf.hyperparameters, {"epoch": t.epoch, **t.values}, extra)
+    notes.append(_defaulted_note(mf, defaulted))
+    return ModelSpec(
+        **common, in_shape=tuple(shape or (1, geo.channels, *hw)),
+        out_shape=(num_classes or (ds.classes if ds else DEFAULT_NUM_CLASSES),), prm=prm, task=t.task,
+        dataset=t.dataset, transform=transform if isinstance(transform, str) else None, origin="; ".join(notes),
+    )
 
 
 def _factory(source: str, shape, num_classes) -> ModelSpec:

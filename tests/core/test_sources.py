@@ -159,6 +159,21 @@ def test_trial_quirks_missing_key_and_broken_json(own_tree):
 
 
 @needs_lemur
+def test_other_tasks_and_unknown_datasets_rank_last(own_tree):
+    stat = own_tree / "ab" / "nn" / "stat" / "train"
+    trial = {"accuracy": 0.99, "batch": 8, "lr": 0.5, "momentum": 0.5, "dropout": 0.5, "transform": "norm", "uid": "x"}
+    for name in (f"obj-detection_mnist_map_{GA56}", f"img-classification_tiny-data_acc_{GA56}",
+                 f"img-classification_tiny-data_acc_{NO_TRIALS}"):
+        (stat / name).mkdir()
+        (stat / name / "1.json").write_text(json.dumps([trial]))
+    specs = by_name(discover([str(own_tree)]))
+    assert specs[GA56].prm["lr"] == 0.046212044643046825  # still the mnist/norm img-classification trial
+    s = specs[NO_TRIALS]
+    assert (s.dataset, s.in_shape, s.out_shape, s.prm["lr"]) == ("tiny-data", (1, 3, 32, 32), (10,), 0.5)
+    assert "unknown dataset tiny-data" in s.origin and "input size unknown" in s.origin
+
+
+@needs_lemur
 def test_user_shape_overrides_trials(tree):
     s = by_name(discover([str(tree)], in_shape=(1, 3, 64, 64), num_classes=5))[GA56]
     assert s.in_shape == (1, 3, 64, 64) and s.out_shape == (5,) and s.dataset == "mnist"
