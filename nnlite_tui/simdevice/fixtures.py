@@ -8,9 +8,11 @@ Fixtures
                       os.environ for the session; `adb kill-server` (and a check that its process
                       is gone) at the end.
   adb_client          an adbutils.AdbClient bound to that server.
-  sim_device_factory  make(**SimConfig fields, faults="spec", boot_seconds=S, wait="device"|None,
-                      server=AdbServer) -> a started SimDevice; all are stopped after the test and
-                      gone from `adb devices` before the next one starts.
+  sim_device_factory  make(**SimConfig fields, faults="spec", boot_seconds=S, wait=..., server=AdbServer)
+                      -> a started SimDevice. wait="ready" (default): booted, package manager up,
+                      listed as `device`; "device"/"offline": listed so (maybe still booting);
+                      None: just started. All are stopped after the test and gone from
+                      `adb devices` before the next test starts.
   sim_device          one booted simulator (package manager ready, listed as `device`).
   test_apk            session: a tiny signed-looking APK of org.nnlite.bench (see apk.py).
   tiny_tflite         session: a tiny conv model converted with litert_torch (~5-25 s, once).
@@ -140,19 +142,21 @@ def sim_device_factory(adb_server):
     made: list[tuple[SimDevice, AdbServer]] = []
 
     def make(*, faults: str | FaultSpec | None = None, boot_seconds: float | None = None,
-             wait: str | None = "device", server: AdbServer | None = None, **config) -> SimDevice:
+             wait: str | None = "ready", server: AdbServer | None = None, **config) -> SimDevice:
         server = server or adb_server
         if isinstance(faults, str) or faults is None:
             faults = FaultSpec.parse(faults)
         if boot_seconds is not None:
             config["boot"] = BootTimings.total(boot_seconds)
         sim = SimDevice(SimConfig(adb_server_port=server.port, faults=faults, **config))
-        sim.start(wait_for="ready" if wait else None)
+        sim.start(wait_for=None)
         made.append((sim, server))
         if wait:
+            if wait == "ready":
+                sim.wait_phase("ready", timeout=60)
             if not sim.config.register:
                 server.client().connect(f"127.0.0.1:{sim.port}", timeout=10)
-            server.wait_state(sim.serial, wait)
+            server.wait_state(sim.serial, "device" if wait == "ready" else wait, timeout=60)
         return sim
 
     yield make
