@@ -2,7 +2,9 @@
 # Compile and test the app's pure-Kotlin core on this JVM (no Android SDK needed), then write the
 # fixtures the Python tests compare against (tests/android/).
 #
-#   bash android-app/test-core.sh [--out DIR]
+#   bash android-app/test-core.sh [--out DIR] [--fixtures-only]
+#
+# --fixtures-only skips JUnit and the manifest check (tests/android uses it to get the fixtures).
 #
 # Installs what it needs on a fresh machine, idempotently: the Kotlin compiler from npm
 # (kotlin-compiler, into $NNLITE_ANDROID_TOOLS, default ~/.cache/nnlite-android-tools) and JUnit 5
@@ -13,10 +15,12 @@ set -euo pipefail
 KOTLIN_VERSION=2.4.20
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OUT="$HERE/build/core-out"
+FIXTURES_ONLY=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --out) OUT="$2"; shift 2 ;;
-        *) echo "usage: $0 [--out DIR]" >&2; exit 2 ;;
+        --fixtures-only) FIXTURES_ONLY=1; shift ;;
+        *) echo "usage: $0 [--out DIR] [--fixtures-only]" >&2; exit 2 ;;
     esac
 done
 TOOLS="${NNLITE_ANDROID_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/nnlite-android-tools}"
@@ -66,6 +70,11 @@ CP="$BUILD/core.jar:$BUILD/core-tests.jar:$STDLIB"
 # Guard the separation the design rests on: the core must not touch Android or LiteRT.
 if grep -rnE '^import (android|androidx|org\.tensorflow|com\.google\.ai)\.' "$SRC_MAIN"; then
     say "the core imports Android/LiteRT classes (above); it must stay plain Kotlin"; exit 1
+fi
+
+if [ "$FIXTURES_ONLY" = 1 ]; then
+    exec java -cp "$CP" org.nnlite.bench.core.ProtocolFixturesKt \
+        --samples "$HERE/protocol/fixtures/sample-timings.json" --out "$OUT"
 fi
 
 rm -rf "$BUILD/junit-reports"

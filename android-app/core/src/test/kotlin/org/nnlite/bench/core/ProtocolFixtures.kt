@@ -6,7 +6,10 @@ import java.io.File
  * Writes what the Python tests (tests/android/) check the core against, run by test-core.sh:
  *   --samples FILE  JSON {"sets": {name: [ns, ...]}} -> OUT/stats.json {name: stats}
  *   --out DIR       OUT/reports/<case>.json: reports built by the real BenchRunner over a
- *                   scripted engine, one per outcome, for validation against report.schema.json.
+ *                   scripted engine, one per outcome, for validation against report.schema.json;
+ *                   OUT/loops.json: the protocol loop over scripted invoke times (Python replays
+ *                   the same script through bench.run_benchmark); OUT/protocol.json: the
+ *                   constants the core implements (extras and defaults, backends, stages).
  */
 fun main(args: Array<String>) {
     val opts = args.toList().chunked(2).associate { (k, v) -> k to v }
@@ -46,7 +49,57 @@ fun main(args: Array<String>) {
     case("invoke-error", { c -> FakeEngine(c, failInvokeAt = 0) })
     case("args-error-bad-values", jitter, true, "runs" to "abc", "backend" to "tpu")
     case("args-error-missing-model", jitter, true, "model_path" to REMOVE)
+    writeLoops(File(out, "loops.json"))
+    writeProtocol(File(out, "protocol.json"))
     println("fixtures: ${stats.size} stat sets, ${reports.listFiles { f -> f.name.endsWith(".json") }!!.size} reports in $out")
 }
 
 private val REMOVE = Any()
+
+/** Loop cases: settings plus the invoke durations the engine will take, in call order. */
+val LOOP_CASES: Map<String, Pair<BenchSettings, List<Long>>> = linkedMapOf(
+    "runs-reached" to (BenchSettings(warmup = 3, runs = 10, minSeconds = 0.0) to List(40) { 2_000_000L }),
+    "min-seconds-extends" to (BenchSettings(warmup = 1, runs = 5, minSeconds = 0.2) to List(40) { 10_000_000L }),
+    "max-runs-caps" to (BenchSettings(warmup = 0, runs = 5, minSeconds = 10.0, maxRuns = 7) to List(20) { 1_000L }),
+    "max-seconds-caps" to (BenchSettings(warmup = 2, runs = 50, maxSeconds = 1.0) to List(20) { 400_000_000L }),
+    "uneven" to (BenchSettings(warmup = 2, runs = 4, minSeconds = 0.05) to
+        listOf(50_000_000L, 7L, 8L, 30_000_000L, 1_000_000L, 20_000_000L, 45_000_000L, 3L, 9L, 11L, 13L, 17L)),
+)
+
+private fun writeLoops(file: File) {
+    val result = LOOP_CASES.mapValues { (_, case) ->
+        val (settings, script) = case
+        val clock = ScriptedClock()
+        val engine = FakeEngine(clock, invokeScript = ArrayDeque(script))
+        val m = Benchmark.run("/m.tflite", settings, engine, clock, BackendOutcome(settings.backend, null)) { true }
+        linkedMapOf(
+            "settings" to linkedMapOf(
+                "warmup" to settings.warmup, "runs" to settings.runs, "min_seconds" to settings.minSeconds,
+                "max_runs" to settings.maxRuns, "max_seconds" to settings.maxSeconds,
+            ),
+            "invoke_ns" to script,
+            "first_inference_ns" to m.firstInferenceNs,
+            "samples_ns" to m.samplesNs.asList(),
+            "timed_seconds" to m.timedSeconds,
+        )
+    }
+    AtomicFile.write(file.path, Json.write(result) + "\n")
+}
+
+private fun writeProtocol(file: File) {
+    val d = BenchSettings()
+    val doc = linkedMapOf(
+        "protocol_version" to Report.PROTOCOL_VERSION,
+        "app_version" to Report.APP_VERSION,
+        "required_extras" to listOf(BenchArgs.MODEL_PATH, BenchArgs.REPORT_PATH, BenchArgs.RUN_ID),
+        "extras" to BenchArgs.KNOWN_KEYS.sorted(),
+        "defaults" to linkedMapOf(
+            "warmup" to d.warmup, "runs" to d.runs, "min_seconds" to d.minSeconds, "max_runs" to d.maxRuns,
+            "max_seconds" to d.maxSeconds, "threads" to d.threads, "backend" to d.backend.wire, "seed" to d.seed,
+        ),
+        "backends" to Backend.values().map { it.wire },
+        "fallback" to Backend.values().associate { b -> b.wire to Backend.fallbackChain(b).map { it.wire } },
+        "stages" to Report.STAGES,
+    )
+    AtomicFile.write(file.path, Json.write(doc) + "\n")
+}
