@@ -68,6 +68,7 @@ class NnliteApp(App[int]):
         self.pipeline: Any = None
         self.pipeline_done = threading.Event()
         self.pipeline_failed = False
+        self.ready = False  # the panes are mounted
         self.reporter = TuiReporter(self)
         self.extra_reporters = list(reporters)  # e.g. the events.jsonl writer of a local run
         self.tail = EventTail(run_dir, lambda events: self.post_message(PipelineEvents(events))) if attach else None
@@ -92,6 +93,8 @@ class NnliteApp(App[int]):
         self.call_after_refresh(self._start)  # once every pane is mounted and can take events
 
     def _start(self) -> None:
+        self.ready = True
+        self.get_screen_main().show_all()  # events that arrived while the panes were mounting
         if self.tail is not None:
             self._follow_events()
         elif self.pipeline_factory is not None:
@@ -114,7 +117,8 @@ class NnliteApp(App[int]):
     def fold(self, events: Iterable[Event]) -> None:
         events = list(events)
         self.view.apply_all(events)
-        self.get_screen_main().show(events)
+        if self.ready:
+            self.get_screen_main().show(events)
 
     def get_screen_main(self) -> MainScreen:
         return next(s for s in self.screen_stack if isinstance(s, MainScreen))

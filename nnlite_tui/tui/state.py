@@ -61,7 +61,7 @@ class RunView:
         self.last_in_flight: str | None = None
         self._terminal_at_start = 0
         self._completions: deque[float] = deque(maxlen=200)
-        self._last_control: RunControl | None = None
+        self._last_control: tuple[str, str | None, float] | None = None
 
     # --- folding events ---
     def apply(self, event: Event) -> None:
@@ -128,10 +128,10 @@ class RunView:
             self.notable.appendleft(event)
 
     def _on_control(self, event: RunControl) -> None:
-        last = self._last_control
-        self._last_control = event
-        if last and (last.action, last.model) == (event.action, event.model) and event.ts - last.ts < ECHO_SECONDS:
-            return  # the runner's echo of the operator's own command, already shown
+        last, arrived = self._last_control, self.clock()
+        self._last_control = (event.action, event.model, arrived)
+        if last and last[:2] == (event.action, event.model) and arrived - last[2] < ECHO_SECONDS:
+            return  # the runner's echo of the operator's own command (or its second note of it), already shown
         if event.action == "pause":
             self.paused = True
         elif event.action == "resume":

@@ -32,8 +32,9 @@ class LoadedThemes:
     errors: list[str] = field(default_factory=list)  # one line per file that could not be used
 
 
-def theme_dirs() -> list[Path]:
-    package = Path(__file__).resolve().parent.parent  # .../nnlite_tui
+def theme_dirs(package: Path | None = None) -> list[Path]:
+    """nnlite_tui/themes (installed wheel), then the repository's themes/ (editable install)."""
+    package = package or Path(__file__).resolve().parent.parent
     return [d for d in (package / "themes", package.parent / "themes") if d.is_dir()]
 
 

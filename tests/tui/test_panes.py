@@ -30,7 +30,7 @@ async def test_queue_shows_every_model_with_status_attempts_latency_error_and_co
         assert rows["model_02"][5].startswith("convert: TorchExportError")
         assert rows["model_07"][1] == "converting"
         queue = app.screen.query_one(ModelQueue)
-        assert queue.border_title == "Models 12/12"
+        assert queue.border_title == "Models 12/12  sort: queue"
         assert "done 3" in queue.border_subtitle and "failed 1" in queue.border_subtitle
         # a single status message updates its row in place
         app.post_message(PipelineEvent(ModelStatus("model_07", "done", attempt=1, median_ms=2.0)))

@@ -57,30 +57,28 @@ def histogram(samples_ms: list[float], bins: int = HISTOGRAM_BINS, width: int = 
     peak = max(counts)
     for i, count in enumerate(counts):
         bar = "█" * max(1 if count else 0, round(width * count / peak))
-        yield Content.from_markup(f"{low + i * step:9.3f} ms [$primary]$bar[/] $n", bar=bar, n=str(count))
+        yield Content.assemble(f"{low + i * step:9.3f} ms ", (bar, "$primary"), f" {count}")
 
 
 def summary(row: ModelRow | None, model: str) -> Content:
     if row is None:
-        return Content.from_markup("[b]$m[/]  not in this run", m=model)
-    lines = [Content.from_markup("[b]$m[/]  $status  try $a  device $d", m=model, status=row.status,
-                                 a=str(row.attempt), d=row.device or "-")]
+        return Content.assemble((model, "bold"), "  not in this run")
+    lines = [Content.assemble((model, "bold"), f"  {row.status}  try {row.attempt}  device {row.device or '-'}")]
     if row.error:
         lines.append(Content.from_markup("[$error]$e[/]", e=row.error))
     for stage, (ok, seconds, detail) in row.stages.items():
-        mark = "[$success]ok[/]" if ok else "[$error]failed[/]"
-        lines.append(Content.from_markup(f"  $stage {mark} $s  [dim]$detail[/]", stage=f"{stage:<10}",
-                                         s=f"{seconds:7.2f}s", detail=detail))
+        mark = ("ok    ", "$success") if ok else ("failed", "$error")
+        lines.append(Content.assemble(f"  {stage:<10} ", mark, f" {seconds:7.2f}s  ", (detail, "dim")))
     return Content("\n").join(lines)
 
 
 def report_lines(path: Path, report: dict[str, Any]) -> Content:
     lines = [Content.from_markup("[b]$name[/]", name=path.name)]
     valid = report.get("valid")
-    lines.append(Content.from_markup(
-        f"valid {'[$success]yes[/]' if valid else '[$error]no[/]'}  device $dev  os $os  emulator $emu",
-        dev=str(report.get("device_type", "-")), os=str(report.get("os_version", "-")),
-        emu=str(report.get("emulator", "-"))))
+    lines.append(Content.assemble(
+        "valid ", ("yes", "$success") if valid else ("no", "$error"),
+        f"  device {report.get('device_type', '-')}  os {report.get('os_version', '-')}"
+        f"  emulator {report.get('emulator', '-')}"))
     if report.get("error_message"):
         lines.append(Content.from_markup("[$error]$e[/]", e=str(report["error_message"])))
     shape = [report.get(f"in_dim_{i}") for i in range(4)]

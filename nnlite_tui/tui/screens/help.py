@@ -31,7 +31,7 @@ class HelpScreen(ModalScreen):
     BINDINGS = [Binding("escape,q,question_mark", "app.pop_screen", "Close")]
 
     def compose(self) -> ComposeResult:
-        rows = [Content.from_markup("[b $accent]$key[/]  $what", key=f"{key:>6}", what=what) for key, what in KEYS]
+        rows = [Content.assemble((f"{key:>6}", "bold $accent"), f"  {what}") for key, what in KEYS]
         with VerticalScroll(id="help"):
             yield Static(Content("\n").join(rows))
 

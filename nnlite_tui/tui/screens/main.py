@@ -71,6 +71,15 @@ class MainScreen(Screen):
             self.query_one(LogPane).sync(lines)
             self.query_one(RunHeader).update_from_view()
 
+    def show_all(self) -> None:
+        """Redraw every pane from the view."""
+        with self.app.batch_update():
+            self.query_one(ModelQueue).rebuild()
+            self.query_one(DevicesPane).update_devices(set(self.view.devices))
+            self.query_one(EventsPane).refresh_events()
+            self.query_one(LogPane).sync()
+            self.query_one(RunHeader).update_from_view()
+
     def selected_model(self) -> str | None:
         return self.query_one(ModelQueue).selected()
 

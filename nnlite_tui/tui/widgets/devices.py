@@ -15,17 +15,16 @@ STATE_STYLE = {"device": "$success", "idle": "$success", "busy": "$primary", "bo
 
 def card_content(state: DeviceState, now: float) -> Content:
     style = STATE_STYLE.get(state.state, "$foreground")
-    lines = [Content.from_markup(f"[b {style}]$state[/]  [dim]$kind[/]", state=state.state, kind=state.kind)]
+    lines = [Content.assemble((state.state, f"bold {style}"), "  ", (state.kind, "dim"))]
     if state.state == "booting" or state.phase or state.boot_completed is not None:
         elapsed = state.boot_elapsed_s
         if elapsed is not None and state.state == "booting":
             elapsed += max(0.0, now - state.ts)  # keeps counting between the monitor's reports
-        completed = {True: "[$success]1[/]", False: "[$warning]0[/]", None: "[dim]?[/]"}[state.boot_completed]
-        lines.append(Content.from_markup(
-            f"boot $phase  $elapsed  sys.boot_completed={completed}",
-            phase=state.phase or "-", elapsed="--" if elapsed is None else f"{elapsed:.0f}s",
-        ))
-    lines.append(Content.from_markup("model  [b]$model[/]", model=state.model or "-"))
+        completed = {True: ("1", "$success"), False: ("0", "$warning"), None: ("?", "dim")}[state.boot_completed]
+        lines.append(Content.assemble(
+            f"boot {state.phase or '-'}  {'--' if elapsed is None else f'{elapsed:.0f}s'}  sys.boot_completed=",
+            completed))
+    lines.append(Content.assemble("model  ", (state.model or "-", "bold")))
     readings = []
     if state.temperature_c is not None:
         readings.append(f"{state.temperature_c:.1f}°C")
@@ -34,7 +33,7 @@ def card_content(state: DeviceState, now: float) -> Content:
     if readings:
         lines.append(Content("  ".join(readings)))
     if state.detail:
-        lines.append(Content.from_markup("[dim]$detail[/]", detail=state.detail))
+        lines.append(Content.styled(state.detail, "dim"))
     return Content("\n").join(lines)
 
 

@@ -69,8 +69,7 @@ class EventsPane(VerticalScroll):
         for event in list(self.view.notable)[:SHOWN]:
             severity, text = describe(event, now)
             style = SEVERITY_STYLE.get(severity, "$foreground")
-            lines.append(Content.from_markup(f"[dim]$time[/] [{style}]$text[/]", time=clock_time(event.ts),
-                                             text=text))
+            lines.append(Content.assemble((clock_time(event.ts), "dim"), " ", (text, style)))
         errors = sum(1 for e in self.view.notable if describe(e, now)[0] == "error")
         self.border_title = f"Events {len(self.view.notable)}" + (f"  errors {errors}" if errors else "")
         self.body.update(Content("\n").join(lines) if lines else Content.from_markup("[dim]no events yet[/]"))

@@ -135,8 +135,9 @@ class ModelQueue(Vertical):
         parts = [f"{s} {counts[s]}" for s in STATUSES if counts[s]]
         shown = self.table.row_count
         filters = " ".join(x for x in (self.status_filter or "", self.name_filter and f"'{self.name_filter}'") if x)
-        self.border_title = f"Models {shown}/{len(self.view.models)}" + (f"  filter: {filters}" if filters else "")
-        self.border_subtitle = "  ".join(parts) + f"  sort: {self.sort}"
+        self.border_title = (f"Models {shown}/{len(self.view.models)}  sort: {self.sort}"
+                             + (f"  filter: {filters}" if filters else ""))
+        self.border_subtitle = "  ".join(parts)
 
     def rebuild(self) -> None:
         self._rebuild_pending = False

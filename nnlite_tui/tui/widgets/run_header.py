@@ -59,14 +59,12 @@ class RunHeader(Static):
         rate = view.throughput_per_hour()
         in_flight = ", ".join(view.in_flight()) or "-"
         source = f"attached to {view.run_dir}" if self.mode == "attached" else (view.run_dir or "")
-        line1 = Content.from_markup(
-            "[b]nnlite[/b]  [reverse b] $word [/]  $bar $percent  "
-            "[b $success]done $done[/]  [b $error]failed $failed[/]  [$warning]skipped $skipped[/]"
-            "  of $total   $rate models/h   ETA $eta   elapsed $elapsed",
-            word=word, bar=bar, percent=percent, done=str(done), failed=str(failed),
-            skipped=str(skipped), total=str(total),
-            rate=f"{rate:.1f}" if rate is not None else "--",
-            eta=duration(view.eta_seconds()), elapsed=duration(view.elapsed()),
+        line1 = Content.assemble(
+            ("nnlite", "bold"), "  ", (f" {word} ", "reverse bold"), f"  {bar} {percent}  ",
+            (f"done {done}", "bold $success"), "  ", (f"failed {failed}", "bold $error"), "  ",
+            (f"skipped {skipped}", "$warning"), f"  of {total}   ",
+            f"{rate:.1f}" if rate is not None else "--", " models/h   ETA ", duration(view.eta_seconds()),
+            "   elapsed ", duration(view.elapsed()),
         )
         line2 = Content.assemble(("in flight: ", "dim"), in_flight, "   ", (source, "dim"))
         self.update(Content("\n").join([line1, line2]))

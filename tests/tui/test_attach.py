@@ -1,0 +1,102 @@
+"""Attach mode: a run owned by another process, shown from its events.jsonl and steered via control.jsonl."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from nnlite_tui.core.control import ControlChannel
+from nnlite_tui.core.events import ModelLog, ModelStatus, RunControl
+from nnlite_tui.tui.attach import EventTail, runner_pid
+from nnlite_tui.tui.widgets.run_header import RunHeader
+
+from .conftest import FROZEN, frozen_app
+from .scripted import busy_run_events
+
+SIZE = (160, 48)
+
+
+def write_events(path, events, mode="a"):
+    with open(path, mode, encoding="utf-8") as f:
+        for event in events:
+            f.write(json.dumps(event.to_dict()) + "\n")
+
+
+@pytest.fixture
+def runner(tmp_path):
+    """A live process standing in for the headless runner that owns tmp_path."""
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    (tmp_path / "runner.pid").write_text(str(proc.pid))
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+async def wait_for(pilot, condition, tries=150):
+    for _ in range(tries):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("condition not reached")
+
+
+def test_runner_pid_only_for_a_live_process(tmp_path, runner):
+    assert runner_pid(tmp_path) == runner.pid
+    runner.kill()
+    runner.wait()
+    assert runner_pid(tmp_path) is None
+    (tmp_path / "runner.pid").write_text("garbage")
+    assert runner_pid(tmp_path) is None
+
+
+def test_tail_leaves_a_partial_line_for_later_and_counts_bad_lines(tmp_path):
+    path = tmp_path / "events.jsonl"
+    write_events(path, [ModelStatus("m1", "converting")])
+    with open(path, "a") as f:
+        f.write('{"type": "NoSuchEvent"}\n{"type": "ModelStatus", "model": "m2", "sta')
+    tail = EventTail(tmp_path, lambda events: None)
+    assert [e.model for e in tail.read_new()] == ["m1"] and tail.bad_lines == 1
+    with open(path, "a") as f:
+        f.write('tus": "done"}\n')
+    assert [(e.model, e.status) for e in tail.read_new()] == [("m2", "done")]
+
+
+async def test_attached_console_shows_the_run_live_and_sends_controls(tmp_path, runner):
+    events_path = tmp_path / "events.jsonl"
+    write_events(events_path, busy_run_events(FROZEN))
+    channel = ControlChannel(tmp_path)
+    channel.skip_existing()  # as the runner does when it starts
+    app = frozen_app(run_dir=str(tmp_path), attach=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(app.view.models) == 12)
+        assert "attached to runs/t1" in str(app.screen.query_one(RunHeader).render())
+        write_events(events_path, [ModelStatus("model_07", "done", attempt=1, median_ms=3.0),
+                                   ModelLog("model_08", "convert", "live line"),
+                                   ModelStatus("model_08", "converting", attempt=1)])
+        await wait_for(pilot, lambda: app.view.models["model_08"].status == "converting")
+        assert app.screen.query_one("#log").shown == "model_08"
+        await pilot.press("p")
+        assert channel.poll() == [("pause", None)]
+        assert app.view.paused
+        # the runner applies it and echoes it; the console shows it once
+        write_events(events_path, [RunControl("pause")])
+        await pilot.pause(0.4)
+        events = str(app.screen.query_one("#events-body").render())
+        assert events.count("operator: pause") == 1
+        await pilot.press("s")
+        await pilot.press("t")
+        assert channel.poll() == [("skip", None), ("stop_after_current", None)]
+        await pilot.press("q")  # leaves the runner running: no question, no stop
+    assert channel.poll() == []
+    assert runner.poll() is None
+
+
+async def test_attached_console_replays_pause_state_and_resume(tmp_path, runner):
+    write_events(tmp_path / "events.jsonl", [*busy_run_events(FROZEN), RunControl("pause")])
+    app = frozen_app(run_dir=str(tmp_path), attach=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.view.paused)
+        await pilot.press("p")
+        assert ControlChannel(tmp_path).poll() == [("resume", None)]
+        assert not app.view.paused
