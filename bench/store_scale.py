@@ -98,7 +98,8 @@ def main() -> int:
         print(f"{row['records']:>6} records, {len(row['all'])} transitions, {row['compactions']} compactions "
               f"(last {row['last_compact_ms']:.1f} ms):")
         for kind, label in KINDS.items():
-            print(f"    {label + ' transitions':<42} mean {mean_us(row[kind]):8.1f} us   p99 {p99_us(row[kind]):8.1f} us")
+            print(f"    {label + ' transitions':<42} mean {mean_us(row[kind]):8.1f} us   "
+                  f"p99 {p99_us(row[kind]):8.1f} us")
     ratios = {f"{kind} {stat.__name__[:-3]}": stat(large[kind]) / stat(small[kind])
               for kind in ("all", "non-terminal", "terminal") for stat in (mean_us, p99_us)}
     print("ratio 10,000 / 100 records: " + ", ".join(f"{k} {v:.2f}x" for k, v in ratios.items()))

@@ -214,7 +214,6 @@ def load_snapshot(run_dir: str | Path, *, attempts: int = 50) -> tuple[dict | No
     raise StoreError(path, "the run state kept changing while it was read; try again")
 
 
-
 class RunStore:
     """The state of one run: thread-safe (one lock), one writer per run directory, kill -9 safe."""
 
@@ -222,6 +221,7 @@ class RunStore:
     COMPACT_MIN = 2000  # journal entries before a background compaction; fewer are cheaper to replay
 
     def __init__(self, path: str | Path, *, flush_interval: float = 1.0):
+        """Open or create the run state; flush_interval <= 0 writes every change through at once."""
         self._setup(path, flush_interval)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock_fd = self._take_lock()
@@ -342,15 +342,18 @@ class RunStore:
         if "status" in fields:
             return self.transition(name, fields.pop("status"), **fields)
         with self._lock:
-            return self._change(name, fields)
+            record = self._change(name, fields)
+            if self.flush_interval <= 0:  # write-through: other processes see every change at once
+                self._append(sync=False)
+            return record
 
     def transition(self, name: str, status: str, **fields: Any) -> dict:
         """Move a model to `status`; a terminal status is on disk (fsynced) when this returns."""
         _check_status(status)
         with self._lock:
             record = self._change(name, {**fields, "status": status})
-            if status in TERMINAL:
-                self._append(sync=True)
+            if status in TERMINAL or self.flush_interval <= 0:
+                self._append(sync=status in TERMINAL)
         return record
 
     def flush(self) -> None:
@@ -424,8 +427,8 @@ class RunStore:
         """Append the dirty records to the journal (caller holds self._lock); fdatasync if `sync`."""
         try:
             if self._dirty:
-                first = self._seq + 1
-                lines = [f'{{"seq": {seq}, "put": {self._json[name]}}}\n' for seq, name in enumerate(self._dirty, first)]
+                numbered = enumerate(self._dirty, self._seq + 1)
+                lines = [f'{{"seq": {seq}, "put": {self._json[name]}}}\n' for seq, name in numbered]
                 _write_all(self._journal_fd, "".join(lines).encode())
                 self._seq += len(lines)
                 self._since_compact += len(lines)
@@ -477,7 +480,7 @@ class RunStore:
             raise StoreError(self.path, f"cannot write the run state: {exc}") from exc
 
     def _flusher(self) -> None:
-        while not self._stop.wait(self.flush_interval):
+        while not self._stop.wait(self.flush_interval if self.flush_interval > 0 else 1.0):
             try:
                 with self._lock:
                     self._append(sync=True)
