@@ -200,7 +200,7 @@ class _Worker:
             except (BrokenPipeError, OSError):
                 pass  # the worker already went away; kill() below reaps it
             try:
-                self.process.wait(5)
+                self.process.wait(1)
             except subprocess.TimeoutExpired:
                 pass  # it did not leave on request; kill() below ends it
         self.kill()

@@ -247,8 +247,8 @@ def convert_one(spec: ModelSpec, out_path: str, tracker: _PhaseTracker, nhwc: bo
         "input_shape": [int(d) for d in example_args[0].shape],
         "timings": timings,
         "converter": "litert-torch",
-        "converter_version": litert_torch.__version__,
-        "torch_version": torch.__version__,
+        "converter_version": str(litert_torch.__version__),
+        "torch_version": str(torch.__version__),
         **checked,
     }
 

@@ -1,0 +1,73 @@
+"""`nnlite status RUN_DIR`: counts by status and the last events; safe while the run is live."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from nnlite_tui.commands.options import ExitCode
+
+
+def runner_pid(run_dir: Path) -> int | None:
+    """The pid of the live process that owns the run, or None."""
+    try:
+        pid = int((run_dir / "runner.pid").read_text().strip())
+    except (OSError, ValueError):
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        return pid  # alive, owned by another user
+    return pid
+
+
+@click.command()
+@click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
+@click.option("--events", "n_events", type=click.IntRange(min=0), default=10, show_default=True,
+              help="How many of the last events to show.")
+def status(run_dir: str, n_events: int) -> None:
+    """Counts by status and the last events of RUN_DIR (also while another process runs it)."""
+    from nnlite_tui.core.events import STATUSES, RunControl
+    from nnlite_tui.core.jsonl import read_events
+    from nnlite_tui.core.store import StoreError, load_snapshot, state_path
+
+    path = Path(run_dir)
+    if not state_path(path).exists():
+        raise click.UsageError(f"{run_dir} has no state.json: not a run directory")
+    try:
+        config, records = load_snapshot(path)
+    except StoreError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(ExitCode.STATE)
+    pid = runner_pid(path)
+    counts = {s: 0 for s in STATUSES}
+    for rec in records:
+        counts[rec.get("status", "queued")] = counts.get(rec.get("status", "queued"), 0) + 1
+    events = read_events(path)
+    paused = False
+    for ev in events:
+        if isinstance(ev, RunControl) and ev.action in ("pause", "resume"):
+            paused = ev.action == "pause"
+    state = f"live (pid {pid}){', PAUSED' if paused else ''}" if pid else "not running"
+    click.echo(f"run {path}  [{state}]  {len(records)} models")
+    click.echo("  " + "  ".join(f"{s} {counts[s]}" for s in STATUSES))
+    failed = [r for r in records if r.get("status") == "failed"][:5]
+    for rec in failed:
+        err = rec.get("error") or {}
+        click.echo(f"  failed {rec['name']}: {err.get('stage')}: {err.get('type')}: {err.get('message')}")
+    shown = [e for e in events if type(e).__name__ != "ModelLog"][-n_events:] if n_events else []
+    if shown:
+        click.echo("last events:")
+    for ev in shown:
+        d = ev.to_dict()
+        kind = d.pop("type")
+        ts = d.pop("ts")
+        detail = " ".join(f"{k}={v}" for k, v in d.items() if v not in (None, "", [], {}, ())
+                          and k not in ("models",))
+        click.echo(f"  {time.strftime('%H:%M:%S', time.localtime(ts))} {kind} {detail}"[:160])

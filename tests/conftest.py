@@ -1,0 +1,47 @@
+"""Fixtures shared by the whole suite: fixture model folders and an isolated conversion cache."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+REPO = Path(__file__).parent.parent
+LEMUR_MINI = REPO.parent / "shared" / "lemur-mini"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_cache(tmp_path_factory) -> Path:
+    """Conversions cache into a per-session folder, never the user's ~/.cache (also for subprocesses)."""
+    cache = tmp_path_factory.mktemp("nnlite-cache")
+    old = os.environ.get("NNLITE_CACHE_DIR")
+    os.environ["NNLITE_CACHE_DIR"] = str(cache)
+    yield cache
+    if old is None:
+        os.environ.pop("NNLITE_CACHE_DIR", None)
+    else:
+        os.environ["NNLITE_CACHE_DIR"] = old
+
+
+@pytest.fixture
+def good_models(tmp_path) -> Path:
+    dest = tmp_path / "good_models"
+    shutil.copytree(FIXTURES / "good_models", dest)
+    return dest
+
+
+@pytest.fixture
+def bad_models(tmp_path) -> Path:
+    dest = tmp_path / "bad_models"
+    shutil.copytree(FIXTURES / "bad_models", dest)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def lemur_mini() -> Path:
+    if not (LEMUR_MINI / "ab" / "nn" / "nn").is_dir():
+        pytest.skip(f"the shared LEMUR tree is not at {LEMUR_MINI}")
+    return LEMUR_MINI
