@@ -6,7 +6,7 @@ runs as in a real run. A real run compacts (rewrites state.json whole) once the 
 as the table, i.e. rarely at 10,000 records; here a thread also compacts every --compact-every
 seconds at both sizes, so the timings include the worst of a compaction's interference.
 
-    .venv/bin/python bench/store_scale.py [--transitions 8000] [--compact-every 1.0]
+    .venv/bin/python bench/store_scale.py [--transitions 8000] [--compact-every 0.25]
 
 Exits 1 if the mean or p99 cost at 10,000 records is 3x or more the cost at 100.
 """
@@ -91,7 +91,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--transitions", type=int, default=8_000, help="timed transitions per size")
     parser.add_argument("--flush-interval", type=float, default=0.05, help="seconds of write-behind")
-    parser.add_argument("--compact-every", type=float, default=1.0, help="seconds between forced compactions")
+    parser.add_argument("--compact-every", type=float, default=0.25, help="seconds between forced compactions")
     args = parser.parse_args()
     small, large = (measure(n, args.transitions, args.flush_interval, args.compact_every) for n in (100, 10_000))
     for row in (small, large):
