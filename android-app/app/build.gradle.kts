@@ -1,0 +1,44 @@
+// The benchmark app: one activity started by `am start` (PROTOCOL.md). AGP 9 compiles the Kotlin
+// sources itself (built-in Kotlin), so no Kotlin plugin is applied here.
+plugins {
+    alias(libs.plugins.android.application)
+}
+
+android {
+    namespace = "org.nnlite.bench"
+    compileSdk = 36
+
+    defaultConfig {
+        applicationId = "org.nnlite.bench"
+        minSdk = 24
+        targetSdk = 36
+        versionCode = 1
+        versionName = "0.1.0" // must equal Report.APP_VERSION in :core (checked by tests/android)
+    }
+
+    buildTypes {
+        release {
+            // Not minified: LiteRT loads classes from native code by name, and the APK is a tool.
+            isMinifyEnabled = false
+        }
+    }
+
+    compileOptions {
+        sourceCompatibility = JavaVersion.VERSION_17
+        targetCompatibility = JavaVersion.VERSION_17
+    }
+
+    packaging {
+        jniLibs {
+            // Keep LiteRT's .so files uncompressed and page-aligned (loaded straight from the APK).
+            useLegacyPackaging = false
+        }
+    }
+}
+
+dependencies {
+    implementation(project(":core"))
+    implementation(libs.litert)
+    implementation(libs.litert.gpu)
+    implementation(libs.litert.gpu.api)
+}
