@@ -1,0 +1,148 @@
+"""The simulated benchmark app: launch protocol, real LiteRT benchmark, atomic protocol report."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+
+import pytest
+
+from nnlite_tui.simdevice.app import COMPONENT, REPORTS_DIR
+
+MODEL = "/data/local/tmp/nnlite/tiny.tflite"
+FAST = ("--ei", "warmup", "2", "--ei", "runs", "10", "--ef", "min_seconds", "0.05")
+RESULT_KEYS = {"valid", "error_stage", "error_type", "error_message", "run_id", "model_path", "backend_requested",
+               "backend_used", "threads", "warmup", "runs", "min_seconds", "seed", "init_ns",
+               "first_inference_ns", "stats", "samples_ns", "timed_seconds", "input_shapes", "input_dtypes",
+               "output_shapes"}
+DEVICE_KEYS = {"manufacturer", "model", "brand", "device", "product", "board", "hardware", "soc_manufacturer",
+               "soc_model", "abis", "sdk_int", "release", "build_id", "fingerprint"}
+
+
+@pytest.fixture
+def bench(sim_device_factory, adb_client, test_apk, tiny_tflite):
+    sim = sim_device_factory()
+    d = adb_client.device(sim.serial)
+    d.install(str(test_apk), nolaunch=True, silent=True)
+    d.sync.push(tiny_tflite, MODEL)
+    return sim, d
+
+
+def start(d, report: str, run_id: str, *extras: str, model: str = MODEL) -> str:
+    return d.shell(["am", "start", "-S", "-W", "-n", COMPONENT, "--es", "model_path", model,
+                    "--es", "report_path", report, "--es", "run_id", run_id, *extras], timeout=30)
+
+
+def wait_report(d, report: str, timeout: float = 30) -> dict:
+    """Poll like the host does; every read must be whole JSON (the app renames a finished temp file)."""
+    deadline = time.monotonic() + timeout
+    while d.sync.stat(report).mtime is None:
+        assert time.monotonic() < deadline, f"no report at {report}"
+        time.sleep(0.05)
+    return json.loads(d.sync.read_text(report))
+
+
+def test_not_installed_prints_the_android_error(sim_device, adb_client):
+    d = adb_client.device(sim_device.serial)
+    r = d.shell2(["am", "start", "-W", "-n", COMPONENT, "--es", "run_id", "x"], v2=True)
+    assert r.returncode == 0  # like ActivityManagerShellCommand: the text says it failed
+    assert "Starting: Intent { cmp=org.nnlite.bench/.BenchActivity (has extras) }" in r.stdout
+    assert "Error: Activity class {org.nnlite.bench/org.nnlite.bench.BenchActivity} does not exist." in r.stderr
+
+
+def test_benchmark_report_follows_the_protocol(bench):
+    sim, d = bench
+    report = f"{REPORTS_DIR}/run-1.json"
+    out = start(d, report, "run-1", *FAST, "--ei", "threads", "2", "--ei", "seed", "7")
+    assert "Status: ok" in out and "Activity: org.nnlite.bench/.BenchActivity" in out
+    r = wait_report(d, report)
+    assert RESULT_KEYS <= set(r)
+    assert r["valid"] is True and r["error_stage"] is None
+    assert (r["run_id"], r["model_path"], r["threads"], r["warmup"], r["runs"], r["seed"]) == \
+        ("run-1", MODEL, 2, 2, 10, 7)
+    assert r["backend_requested"] == r["backend_used"] == "xnnpack"
+    assert r["stats"]["count"] == len(r["samples_ns"]) >= 10 and r["stats"]["min_ns"] > 0
+    assert r["input_shapes"] == [[1, 3, 16, 16]] and r["output_shapes"] == [[1, 2]]
+    assert (r["protocol_version"], r["app_version"], r["simulated"]) == (1, "0.1.0", True)
+    assert r["started_at_ms"] <= r["finished_at_ms"] <= time.time() * 1000
+    assert set(r["device"]) == DEVICE_KEYS
+    assert r["device"]["model"] == d.getprop("ro.product.model")
+    assert r["device"]["abis"] == ["arm64-v8a"] and r["device"]["sdk_int"] == 34
+    assert d.sync.stat(report + ".tmp").mtime is None  # renamed, not left behind
+    assert "benchmark ok run_id=run-1" in d.shell("logcat -d -s NNLiteBench")
+
+
+def test_gpu_falls_back_to_xnnpack_and_says_so(bench):
+    _, d = bench
+    report = f"{REPORTS_DIR}/gpu.json"
+    start(d, report, "g", *FAST, "--es", "backend", "gpu")
+    r = wait_report(d, report)
+    assert r["valid"] and r["backend_requested"] == "gpu" and r["backend_used"] == "xnnpack"
+    assert "gpu" in r["fallback_reason"]
+
+
+def test_missing_model_is_an_invalid_report_with_the_device_path(bench):
+    sim, d = bench
+    report = "/data/local/tmp/nnlite/missing.json"  # any writable report path works
+    start(d, report, "m", *FAST, model="/data/local/tmp/nnlite/nope.tflite")
+    r = wait_report(d, report)
+    assert r["valid"] is False and r["error_stage"] == "load"
+    assert "/data/local/tmp/nnlite/nope.tflite" in r["error_message"]
+    assert str(sim.fs.root) not in json.dumps(r)  # no host path leaks into a report
+
+
+def test_bad_settings_are_an_invalid_report(bench):
+    _, d = bench
+    report = f"{REPORTS_DIR}/bad.json"
+    start(d, report, "b", "--ei", "runs", "0")
+    r = wait_report(d, report)
+    assert r["valid"] is False and r["error_stage"] == "arguments" and r["run_id"] == "b"
+
+
+def test_force_stop_kills_a_running_benchmark(bench):
+    sim, d = bench
+    report = f"{REPORTS_DIR}/long.json"
+    start(d, report, "long", "--ef", "min_seconds", "30", "--ef", "max_seconds", "30")
+    deadline = time.monotonic() + 10
+    while sim.app.proc is None or sim.app.proc.returncode is not None:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    pid = sim.app.proc.pid
+    assert d.shell("am force-stop org.nnlite.bench; echo $?") == "0"
+    deadline = time.monotonic() + 5
+    while _alive(pid):
+        assert time.monotonic() < deadline, "the benchmark process survived force-stop"
+        time.sleep(0.05)
+    time.sleep(0.3)
+    assert d.sync.stat(report).mtime is None
+
+
+def test_a_crashing_interpreter_process_does_not_kill_the_device(bench):
+    sim, d = bench
+    report = f"{REPORTS_DIR}/segv.json"
+    start(d, report, "segv", "--ef", "min_seconds", "30", "--ef", "max_seconds", "30")
+    deadline = time.monotonic() + 10
+    while sim.app.proc is None or sim.app.proc.returncode is not None:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    os.kill(sim.app.proc.pid, signal.SIGSEGV)
+    deadline = time.monotonic() + 10
+    while "Fatal signal 11" not in d.shell("logcat -d"):
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    assert d.sync.stat(report).mtime is None
+    assert d.shell("echo still serving") == "still serving"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as fh:  # a zombie is dead for our purpose
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:  # reaped between the two checks
+        return False
