@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 import time
-from enum import IntEnum
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -20,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable
 from textual.worker import Worker, WorkerState
 
+from nnlite_tui.commands.options import ExitCode  # the CLI's exit codes: OK, INTERNAL, STOPPED
 from nnlite_tui.core.control import Control
 from nnlite_tui.core.events import Event, MultiReporter, Recovery, Reporter, RunControl
 from nnlite_tui.tui.attach import EventTail, RemoteControl
@@ -33,13 +33,7 @@ from nnlite_tui.tui.state import RunView
 from nnlite_tui.tui.themes import DEFAULT_THEME, load_themes
 
 STYLES = Path(__file__).parent / "styles"
-QUIT_WAIT_SECONDS = 30.0
-
-
-class ExitCode(IntEnum):
-    OK = 0  # the run finished (or an attached console closed)
-    PIPELINE_ERROR = 1  # the pipeline raised; see the events pane / log
-    STOPPED = 3  # the operator stopped the run before its end; the store is resumable
+QUIT_WAIT_SECONDS = 20.0  # for the pipeline to cancel its stages before its children are killed
 
 
 class NnliteApp(App[int]):
@@ -205,9 +199,10 @@ class NnliteApp(App[int]):
         running = self.pipeline_factory is not None and not self.pipeline_done.is_set() and not self.attach
         if not running:
             if self.pipeline_failed:
-                self.finish(ExitCode.PIPELINE_ERROR)
+                self.finish(ExitCode.INTERNAL)
             else:
-                self.finish(ExitCode.OK if self.view.finished or self.attach else ExitCode.STOPPED)
+                ended = self.view.finished is not None and not self.view.finished.stopped
+                self.finish(ExitCode.OK if ended or self.attach else ExitCode.STOPPED)
             return
         in_flight = self.view.in_flight()
         if in_flight:
@@ -220,13 +215,19 @@ class NnliteApp(App[int]):
             self.notify("Stopping: ending child processes, the run stays resumable…", timeout=QUIT_WAIT_SECONDS)
             self._stop_and_exit()
 
-    @work(thread=True, exclusive=True, group="quit")
+    @work(thread=True, exclusive=True, group="quit", exit_on_error=False)
     def _stop_and_exit(self) -> None:
-        self.control.request_stop(now=True)
-        if self.pipeline is not None:
-            self.pipeline.shutdown()
-        self.pipeline_done.wait(QUIT_WAIT_SECONDS)
-        self.call_from_thread(self.finish, ExitCode.STOPPED)
+        """Stop now: the pipeline cancels its stages and ends its children on its way out of run().
+
+        shutdown() is called only if run() has not returned in time (or never started), so that
+        the child processes are stopped by one thread, not two at once.
+        """
+        try:
+            self.control.request_stop(now=True)
+            if not self.pipeline_done.wait(QUIT_WAIT_SECONDS) and self.pipeline is not None:
+                self.pipeline.shutdown()
+        finally:
+            self.call_from_thread(self.finish, ExitCode.STOPPED)
 
     def finish(self, code: ExitCode) -> None:
         self.exit(code, return_code=int(code))
@@ -237,7 +238,7 @@ class NnliteApp(App[int]):
         if not self.attach and not self.pipeline_done.is_set():
             # Closed without the quit action (e.g. the terminal went away): still stop child processes.
             self.control.request_stop(now=True)
-            if self.pipeline is not None:
+            if not self.pipeline_done.wait(5.0) and self.pipeline is not None:
                 self.pipeline.shutdown()
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

@@ -24,7 +24,14 @@ class ScriptedPipeline:
         self.ran = threading.Event()
 
     def run(self, reporter: Reporter, control: Control) -> dict:
+        """Like Pipeline.run: returns once stopped or done, having stopped its children (shutdown)."""
         self.ran.set()
+        try:
+            return self._run(reporter, control)
+        finally:
+            self.shutdown()
+
+    def _run(self, reporter: Reporter, control: Control) -> dict:
         started = time.time()
         emit = reporter.emit
         emit(RunStarted(self.run_dir, self.models, ("host",)))

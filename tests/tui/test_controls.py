@@ -168,4 +168,4 @@ async def test_a_crashed_pipeline_is_reported_not_hidden():
         await pilot.pause(0.1)
         assert "crashed pipeline  RuntimeError: no devices" in str(app.screen.query_one("#events-body").render())
         await pilot.press("q")
-    assert app.return_value == ExitCode.PIPELINE_ERROR
+    assert app.return_value == ExitCode.INTERNAL
