@@ -10,7 +10,7 @@ import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
 REPO = Path(__file__).parent.parent
-LEMUR_MINI = REPO.parent / "shared" / "lemur-mini"
+LEMUR_MINI = Path(os.environ.get("NNLITE_LEMUR_MINI") or REPO.parent / "shared" / "lemur-mini")
 
 
 @pytest.fixture(scope="session", autouse=True)

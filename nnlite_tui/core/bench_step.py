@@ -73,7 +73,7 @@ def benchmark_on(p, device: Device, name: str) -> None:
 def _device_error(p, device: Device, name: str, key: str, attempt: int, err: DeviceError) -> None:
     control = p._control
     queue = p._shared_q if key == "*" else p._device_q[device.serial]
-    if err.kind == "cancelled":
+    if err.kind == "cancelled" or control.stop_now.is_set():
         if control.stop_now.is_set():
             p.store.transition(name, "queued")
             p.emit(ModelStatus(model=name, status="queued"))

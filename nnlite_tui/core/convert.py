@@ -168,13 +168,13 @@ class _Worker:
                 log.close()
         self.conn = Connection(parent_sock.detach())
         self.jobs = 0
-        if not self.conn.poll(self.options.start_timeout_s):
-            self.kill()
-            raise RuntimeError(f"conversion worker did not start within {self.options.start_timeout_s:.0f} s")
         try:
+            if not self.conn.poll(self.options.start_timeout_s):
+                self.kill()
+                raise RuntimeError(f"conversion worker did not start within {self.options.start_timeout_s:.0f} s")
             self.conn.recv()
-        except EOFError as exc:
-            code = self.process.poll()
+        except (EOFError, OSError) as exc:  # it died while starting, or kill_all() ended it
+            code = self.process.poll() if self.process else None
             self.kill()
             raise RuntimeError(f"conversion worker died while starting (exit code {code})") from exc
 
@@ -225,6 +225,9 @@ class _Worker:
                     if self.jobs >= self.options.recycle_after:
                         self.stop()
                     return result
+            if cancel is not None and cancel.is_set():
+                self.kill()
+                return _failure("cancelled", "Cancelled", "conversion cancelled by the operator")
             code = self.process.poll()
             if code is not None:
                 self.kill()
@@ -234,9 +237,6 @@ class _Worker:
             if elapsed > self.options.timeout_s:
                 self.kill()
                 return _failure("timeout", "Timeout", f"conversion took longer than {self.options.timeout_s:g} s")
-            if cancel is not None and cancel.is_set():
-                self.kill()
-                return _failure("cancelled", "Cancelled", "conversion cancelled by the operator")
             rss = _tree_rss(self.process.pid)
             peak = max(peak, rss)
             if rss > cap:
@@ -326,9 +326,18 @@ class Converter:
         return [w.process.pid for w in self._all if w.process is not None and w.alive]
 
     def kill_all(self) -> None:
-        """Kill every worker now (operator quit / stop now); they restart on the next convert()."""
+        """Kill every worker's process group now (operator quit / stop now).
+
+        Only signals: the thread that owns a busy worker notices the death and reaps it, so no
+        thread ever finds its worker's handles closed under it.
+        """
         for w in self._all:
-            w.kill()
+            proc = w.process
+            if proc is not None and proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass  # exited on its own meanwhile
 
     def __enter__(self) -> "Converter":
         return self

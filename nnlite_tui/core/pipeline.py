@@ -176,7 +176,7 @@ class Pipeline:
                 (self._shared_q if target == "*" else self._device_q[target]).put(name)
             return
         stage = result.get("stage")
-        if stage == "cancelled":
+        if stage == "cancelled" or (not ok and self._control.stop_now.is_set()):
             self._cancelled(name)
             return
         if stage == "filtered":

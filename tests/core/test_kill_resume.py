@@ -1,0 +1,46 @@
+"""kill -9 the real `nnlite run` at random moments; the reruns finish with nothing lost or doubled."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from nnlite_tui.core.events import TERMINAL
+from nnlite_tui.core.store import load_snapshot
+
+
+def _cmd(lemur: Path, out: Path) -> list[str]:
+    return [sys.executable, "-m", "nnlite_tui", "run", str(lemur), "--out", str(out), "--headless",
+            "--include", "ga-*", "--limit", "8", "--runs", "5", "--min-seconds", "0", "--warmup", "1",
+            "--workers", "1"]
+
+
+def test_kill_9_at_random_moments_then_resume(lemur_mini, tmp_path):
+    out = tmp_path / "run"
+    rng = random.Random(int(os.environ.get("NNLITE_KILL_SEED", "7")))
+    kills = 0
+    for _ in range(4):
+        proc = subprocess.Popen(_cmd(lemur_mini, out), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                start_new_session=True)
+        time.sleep(rng.uniform(4.0, 12.0))
+        if proc.poll() is not None:
+            break
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        kills += 1
+    final = subprocess.run(_cmd(lemur_mini, out), capture_output=True, text=True, timeout=600)
+    assert final.returncode == 0, final.stderr[-3000:]
+    assert kills >= 1
+    _, records = load_snapshot(out)
+    assert len(records) == 8
+    assert all(r["status"] in TERMINAL for r in records), [(r["name"], r["status"]) for r in records]
+    reports = sorted((out / "reports").glob("*.json"))
+    names = [json.loads(p.read_text())["model_name"] for p in reports]
+    assert sorted(names) == sorted(r["name"] for r in records)
+    assert not list((out / "reports").glob("*.tmp"))
