@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from nnlite_tui.simdevice.app import BenchApp
 from nnlite_tui.simdevice.boot import Boot, BootTimings
+from nnlite_tui.simdevice.console import start_console
 from nnlite_tui.simdevice.faults import Faults, FaultSpec
 from nnlite_tui.simdevice.fs import DeviceFS
 from nnlite_tui.simdevice.hardware import Hardware
@@ -46,6 +47,8 @@ class SimConfig:
     boot: BootTimings = field(default_factory=BootTimings)
     faults: FaultSpec = field(default_factory=FaultSpec)
     app_start_delay: float = 0.3
+    console: bool = True  # the emulator console on port-1, when that port is free
+    avd_name: str = "nnlite_sim"
     root: str | None = None  # sandbox directory; None: a temp dir removed at stop
 
 
@@ -82,6 +85,15 @@ class SimDevice:
         self._error: BaseException | None = None
 
     @property
+    def avd_name(self) -> str:
+        return self.config.avd_name
+
+    def request_stop(self) -> None:
+        """Stop serving (on the loop): what the emulator console's `kill` does."""
+        if self._stop is not None:
+            self._stop.set()
+
+    @property
     def packages(self):
         return self.pm.packages
 
@@ -109,6 +121,7 @@ class SimDevice:
         self._stop = asyncio.Event()
         server = await asyncio.start_server(self._on_connect, self.config.host, self.config.port)
         self.port = server.sockets[0].getsockname()[1]
+        console = await start_console(self, self.port - 1) if self.config.console and self.config.register else None
         self._ready.set()
         self._boot_task = self._spawn(self.boot.run(self._on_phase))
         self._spawn(self._watchdog())
@@ -122,6 +135,8 @@ class SimDevice:
             await self._stop.wait()
         finally:
             server.close()
+            if console is not None:
+                console.close()
             self.app.stop_all()
             self._close_connections()
             for task in list(self._tasks):
@@ -283,7 +298,8 @@ class SimDevice:
 
     def stop(self, timeout: float = 10.0) -> None:
         if self.loop is not None and self._stop is not None and self._thread is not None:
-            self.loop.call_soon_threadsafe(self._stop.set)
+            if self._thread.is_alive():
+                self.loop.call_soon_threadsafe(self._stop.set)
             self._thread.join(timeout)
 
     def __enter__(self) -> "SimDevice":

@@ -59,6 +59,22 @@ def _listener_pid(port: int) -> int | None:
     return None
 
 
+def process_gone(pid: int, timeout: float = 0.0) -> bool:
+    """True once pid has exited (a zombie awaiting its reaper counts as exited)."""
+    import psutil
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                return True
+        except psutil.NoSuchProcess:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+
+
 @dataclass
 class AdbServer:
     adb: str
@@ -88,17 +104,17 @@ class AdbServer:
 
     def kill(self) -> None:
         self.run("kill-server", timeout=30)
-        if self.pid is None:
-            return
-        import psutil
+        if self.pid is not None and not process_gone(self.pid, timeout=10):
+            import psutil
 
+            psutil.Process(self.pid).kill()  # our own server ignored kill-server: leave no orphan
+
+    def alive(self) -> bool:
         try:
-            proc = psutil.Process(self.pid)
-            proc.wait(10)
-        except psutil.NoSuchProcess:
-            return
-        except psutil.TimeoutExpired:
-            proc.kill()  # our own server ignored kill-server: don't leave an orphan
+            socket.create_connection(("127.0.0.1", self.port), timeout=2).close()
+        except OSError:
+            return False
+        return True
 
     def state(self, serial: str) -> str | None:
         for info in self.client().list():
@@ -162,10 +178,11 @@ def sim_device_factory(adb_server):
     yield make
     for sim, server in made:
         sim.stop()
-        if not sim.config.register:
+        if not sim.config.register and server.alive():
             server.client().disconnect(f"127.0.0.1:{sim.port}")
     for sim, server in made:
-        server.wait_state(sim.serial, None, timeout=10)
+        if server.alive():  # a test may have killed its own server
+            server.wait_state(sim.serial, None, timeout=10)
 
 
 @pytest.fixture

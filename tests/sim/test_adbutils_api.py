@@ -10,7 +10,7 @@ import time
 import adbutils
 import pytest
 
-from nnlite_tui.simdevice.fixtures import AdbServer, bundled_adb_path
+from nnlite_tui.simdevice.fixtures import AdbServer, bundled_adb_path, process_gone
 
 
 def test_device_listing(sim_device, adb_client):
@@ -98,18 +98,36 @@ def test_connect_and_disconnect_a_tcp_device(sim_device_factory, adb_client):
 
 
 def test_server_kill_stops_a_private_server():
-    import psutil
-
     server = AdbServer(bundled_adb_path()).start()
     client = server.client()
     assert client.server_version() >= 39
     assert server.pid is not None
     client.server_kill()
-    try:
-        psutil.Process(server.pid).wait(10)
-    except psutil.NoSuchProcess:
-        pass  # already exited and reaped: what we want
-    assert not psutil.pid_exists(server.pid)
+    assert process_gone(server.pid, timeout=10)
     # (not through adbutils: its connect would start a new server via `adb start-server`)
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", server.port), timeout=2).close()
+
+
+def test_emulator_console_avd_name_and_kill(sim_device_factory, adb_server):
+    sim = sim_device_factory(avd_name="pixel_sim")
+    if sim.port - 1 in (adb_server.port,):
+        pytest.skip("console port collides with the adb server")
+    out = adb_server.run("-s", sim.serial, "emu", "avd", "name")
+    assert "pixel_sim" in out.stdout, out
+    adb_server.run("-s", sim.serial, "emu", "kill")
+    adb_server.wait_state(sim.serial, None, timeout=10)
+    sim._thread.join(5)
+    assert not sim._thread.is_alive()
+
+
+def test_device_comes_back_after_the_adb_server_restarts(sim_device_factory):
+    server = AdbServer(bundled_adb_path()).start()
+    sim = sim_device_factory(server=server)
+    try:
+        server.kill()
+        server.start()  # same port: the sim notices it lost the server and registers again
+        server.wait_state(sim.serial, "device", timeout=15)
+        assert server.client().device(sim.serial).shell("echo back") == "back"
+    finally:
+        server.kill()
