@@ -1,0 +1,3 @@
+// Signature stub (public API of Android 36 / LiteRT 1.4) for the type check in test-core.sh; never packaged.
+package android.view;
+public interface WindowManager { class LayoutParams { public static final int FLAG_KEEP_SCREEN_ON = 0x80; } }
