@@ -130,7 +130,9 @@ class RunView:
     def _on_control(self, event: RunControl) -> None:
         last, arrived = self._last_control, self.clock()
         self._last_control = (event.action, event.model, arrived)
-        if last and last[:2] == (event.action, event.model) and arrived - last[2] < ECHO_SECONDS:
+        # A skip of "whatever is in flight" (model None) is shown with the models' names by the console.
+        if (last is not None and arrived - last[2] < ECHO_SECONDS and last[0] == event.action
+                and (last[1] == event.model or None in (last[1], event.model))):
             return  # the runner's echo of the operator's own command (or its second note of it), already shown
         if event.action == "pause":
             self.paused = True
