@@ -84,9 +84,15 @@ def run(**kw) -> None:
     if headless:
         code = _run_headless(pipeline)
     else:
+        from nnlite_tui.core.jsonl import JsonlReporter
         from nnlite_tui.tui.app import run_tui
 
-        code = run_tui(lambda: pipeline, theme=kw["theme"])
+        jsonl = JsonlReporter(pipeline.run_dir)
+        try:
+            code = run_tui(lambda: pipeline, theme=kw["theme"], run_dir=str(cfg.out), reporters=[jsonl])
+        finally:
+            jsonl.close()
+            pipeline.store.close()
     _write_summary(pipeline)
     if code == ExitCode.STOPPED:
         click.echo(f"Stopped. Resume with the same command (the run is in {cfg.out}).", err=True)

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""The naive sequential reference: one process, for each model instantiate, convert, export, load,
+warm up and time the runs — the shape of the NN Lite pipeline without its emulator.
+
+    python bench/naive_reference.py OUT_DIR --runs 50 --min-seconds 1 --warmup 5 SOURCE...
+
+Prints one line per model and the wall time. Used by pipeline_vs_naive.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("LITERT_TORCH_SHOW_PROGRESS", "n")
+
+
+def main() -> int:
+    t_start = time.monotonic()
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("sources", nargs="+")
+    ap.add_argument("--runs", type=int, default=50)
+    ap.add_argument("--min-seconds", type=float, default=1.0)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--limit", type=int)
+    args = ap.parse_args()
+
+    import litert_torch
+    import numpy as np
+    import torch
+    from ai_edge_litert.interpreter import Interpreter
+
+    from nnlite_tui.core.sources import discover
+
+    torch.set_num_threads(1)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    ok = failed = 0
+    for spec in discover(args.sources, limit=args.limit):
+        try:
+            mod_spec = importlib.util.spec_from_file_location(f"naive_{ok + failed}", spec.file)
+            module = importlib.util.module_from_spec(mod_spec)
+            mod_spec.loader.exec_module(module)
+            model = module.Net(spec.in_shape, spec.out_shape, spec.prm, torch.device("cpu")).eval()
+            x = torch.randn(*spec.in_shape)
+            path = out / f"{spec.name}.tflite"
+            litert_torch.convert(model, (x,)).export(str(path))
+            it = Interpreter(model_path=str(path), num_threads=1)
+            it.allocate_tensors()
+            d = it.get_input_details()[0]
+            it.set_tensor(d["index"], np.random.default_rng(0).standard_normal(d["shape"]).astype(np.float32))
+            for _ in range(args.warmup):
+                it.invoke()
+            samples, total = [], 0
+            while len(samples) < args.runs or total < args.min_seconds * 1e9:
+                t0 = time.perf_counter_ns()
+                it.invoke()
+                dt = time.perf_counter_ns() - t0
+                samples.append(dt)
+                total += dt
+                if len(samples) >= 10000 or total >= 60e9:
+                    break
+            ok += 1
+            print(f"ok     {spec.name} median {sorted(samples)[len(samples) // 2] / 1e6:.3f} ms", flush=True)
+        except Exception as exc:  # the reference records a failure and goes on, as NN Lite did
+            failed += 1
+            print(f"failed {spec.name}: {type(exc).__name__}: {str(exc).splitlines()[0][:120] if str(exc) else ''}",
+                  flush=True)
+    print(f"naive: {ok} ok, {failed} failed, wall {time.monotonic() - t_start:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
