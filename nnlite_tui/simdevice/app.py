@@ -29,6 +29,9 @@ VERSION_NAME = "0.1.0"
 REPORTS_DIR = "/sdcard/Android/data/org.nnlite.bench/files/reports"
 MODELS_DIR = "/data/local/tmp/nnlite"
 TAG = "NNLiteBench"
+# Where an untrusted app may write: its own external files dir and its private data dir.
+WRITABLE = ("/storage/emulated/0/Android/data/org.nnlite.bench/", "/data/data/org.nnlite.bench/",
+            "/data/user/0/org.nnlite.bench/")
 DEFAULTS = {"warmup": 5, "runs": 50, "min_seconds": 1.0, "max_runs": 10_000, "max_seconds": 60.0,
             "threads": 1, "backend": "xnnpack", "seed": 0}
 
@@ -95,6 +98,9 @@ class BenchApp:
         model, report = extras.get("model_path"), extras.get("report_path")
         if not isinstance(model, str) or not isinstance(report, str) or not model or not report:
             dev.log(TAG, "E", "missing extra model_path or report_path; finishing without a report")
+            return
+        if not dev.fs.normalize(report).startswith(WRITABLE):
+            dev.log(TAG, "E", f"cannot write report {report}: open failed: EACCES (Permission denied)")
             return
         settings = {k: extras.get(k, v) for k, v in DEFAULTS.items()}
         job = {"model_host": str(dev.fs.resolve(model)), "model_device": model,

@@ -28,6 +28,7 @@ from nnlite_tui.simdevice.hardware import Hardware
 from nnlite_tui.simdevice.pm import PackageManager
 from nnlite_tui.simdevice.profiles import DEFAULT_PROFILE, get_profile
 from nnlite_tui.simdevice.protocol import DEVICE_MAX_PAYLOAD
+from nnlite_tui.simdevice.threadmode import ThreadMode
 from nnlite_tui.simdevice.transport import Connection
 
 log = logging.getLogger(__name__)
@@ -52,7 +53,7 @@ class SimConfig:
     root: str | None = None  # sandbox directory; None: a temp dir removed at stop
 
 
-class SimDevice:
+class SimDevice(ThreadMode):
     def __init__(self, config: SimConfig | None = None, **kwargs):
         self.config = config or SimConfig(**kwargs)
         cfg = self.config
@@ -80,8 +81,7 @@ class SimDevice:
         self._last_register = 0.0
         self.loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
-        self._thread: threading.Thread | None = None
-        self._ready = threading.Event()
+        self._ready = threading.Event()  # set once listening (or failed: then _error is set)
         self._error: BaseException | None = None
 
     @property
@@ -232,78 +232,5 @@ class SimDevice:
     def schedule_reboot(self, delay: float) -> None:
         self.loop.call_later(delay, self.reboot_now)
 
-    # ---- thread mode ----
-    def start(self, wait_for: str | None = "ready", timeout: float = 30.0) -> "SimDevice":
-        """Serve in a background thread; return once listening (and booted to `wait_for`)."""
-        self._thread = threading.Thread(target=self._thread_main, name="nnlite-sim-device", daemon=True)
-        self._thread.start()
-        if not self._ready.wait(timeout):
-            raise TimeoutError("simulated device did not start listening")
-        if self._error is not None:
-            raise self._error
-        if wait_for:
-            self.wait_phase(wait_for, timeout)
-        return self
-
-    def _thread_main(self) -> None:
-        try:
-            asyncio.run(self.serve())
-        except BaseException as exc:  # reported to start()'s caller; the thread has no one else to tell
-            self._error = exc
-            self._ready.set()
-
-    def call(self, func, *args):
-        """Run func(*args) on the device's loop and return its result (from any thread)."""
-        async def run():
-            return func(*args)
-        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(10)
-
-    def wait_phase(self, phase: str, timeout: float = 30.0) -> None:
-        asyncio.run_coroutine_threadsafe(self.boot.wait_phase(phase), self.loop).result(timeout)
-
-    def wait_online(self, timeout: float = 30.0) -> None:
-        """Until the adb server has completed a handshake with us (so `adb devices` says device)."""
-        deadline = time.monotonic() + timeout
-        while not any(c.online for c in list(self.connections)):
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{self.serial} did not come online in {timeout}s")
-            time.sleep(0.05)
-
-    def drop(self, duration: float = 1.0) -> None:
-        self.call(self.drop_now, duration)
-
-    def go_offline(self, duration: float = 5.0) -> None:
-        self.call(self.offline_now, duration)
-
-    def reboot(self) -> None:
-        self.call(self.reboot_now)
-
-    def hang_shell(self, prefix: str) -> None:
-        self.call(self.faults.hang_shell, prefix)
-
-    def fail_installs(self, code: str | None) -> None:
-        self.call(setattr, self.faults, "install_fail", code)
-
-    def crash_app(self, times: int = 1) -> None:
-        self.call(setattr, self.faults, "app_crashes", times)
-
-    def truncate_reports(self, times: int = 1) -> None:
-        self.call(setattr, self.faults, "truncated_reports", times)
-
-    def clear_faults(self) -> None:
-        self.call(self.faults.clear)
-
     def host_path(self, device_path: str):
         return self.fs.resolve(device_path)
-
-    def stop(self, timeout: float = 10.0) -> None:
-        if self.loop is not None and self._stop is not None and self._thread is not None:
-            if self._thread.is_alive():
-                self.loop.call_soon_threadsafe(self._stop.set)
-            self._thread.join(timeout)
-
-    def __enter__(self) -> "SimDevice":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()

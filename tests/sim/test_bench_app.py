@@ -85,12 +85,23 @@ def test_gpu_falls_back_to_xnnpack_and_says_so(bench):
 
 def test_missing_model_is_an_invalid_report_with_the_device_path(bench):
     sim, d = bench
-    report = "/data/local/tmp/nnlite/missing.json"  # any writable report path works
+    report = "/data/data/org.nnlite.bench/files/missing.json"  # the app's private dir works too
     start(d, report, "m", *FAST, model="/data/local/tmp/nnlite/nope.tflite")
     r = wait_report(d, report)
     assert r["valid"] is False and r["error_stage"] == "load"
     assert "/data/local/tmp/nnlite/nope.tflite" in r["error_message"]
     assert str(sim.fs.root) not in json.dumps(r)  # no host path leaks into a report
+
+
+def test_the_app_cannot_write_outside_its_own_directories(bench):
+    _, d = bench
+    report = "/data/local/tmp/nnlite/r.json"  # shell's directory: an app gets EACCES there
+    start(d, report, "p", *FAST)
+    deadline = time.monotonic() + 10
+    while "EACCES" not in d.shell("logcat -d -s NNLiteBench"):
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    assert d.sync.stat(report).mtime is None
 
 
 def test_bad_settings_are_an_invalid_report(bench):
