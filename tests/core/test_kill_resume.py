@@ -44,3 +44,30 @@ def test_kill_9_at_random_moments_then_resume(lemur_mini, tmp_path):
     names = [json.loads(p.read_text())["model_name"] for p in reports]
     assert sorted(names) == sorted(r["name"] for r in records)
     assert not list((out / "reports").glob("*.tmp"))
+
+
+def test_sigterm_finishes_the_step_and_says_how_to_resume(tmp_path):
+    from tests.conftest import FIXTURES
+
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "nnlite_tui", "run", str(FIXTURES / "good_models"), "--out", str(out),
+           "--headless", "--runs", "5", "--min-seconds", "0", "--workers", "1"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    events = out / "events.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if events.exists() and '"StageStarted"' in events.read_text():
+            break
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=180)
+    assert proc.returncode == 4, stderr[-2000:]
+    assert "SIGTERM: stopping after the current step" in stderr
+    assert "Resume with the same command" in stderr
+    _, records = load_snapshot(out)
+    assert {r["status"] for r in records} <= {"done", "queued"}
+    assert any(r["status"] == "done" for r in records)
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr[-2000:]
+    _, records = load_snapshot(out)
+    assert {r["status"] for r in records} == {"done"}
