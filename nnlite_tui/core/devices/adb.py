@@ -1,0 +1,177 @@
+"""Android devices and emulators over adb (adbutils): discovery, the per-device Device, recovery.
+
+`resolve(name, cfg)` turns one `--device` value into devices: a serial, `all` (every attached adb
+device, including ones still booting; the host if there is none) or `emulator:<AVD>` (an
+EmulatorDevice that starts the AVD in prepare()).
+
+An AdbDevice waits for boot in prepare() (with phases as events), installs or upgrades the
+benchmark app when its versionCode differs from the APK's, and runs one benchmark per call by the
+android-app protocol. Device faults are DeviceErrors (transient unless retrying cannot help);
+recover(1) reconnects, recover(2) restarts the adb server if we started it.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Any
+
+from nnlite_tui.core.bench import BenchSettings
+from nnlite_tui.core.devices import adb_analytics, adb_app, adb_boot, adb_link
+from nnlite_tui.core.devices.adb_app import Timeouts
+from nnlite_tui.core.devices.adb_link import Link
+from nnlite_tui.core.devices.base import DeviceError
+from nnlite_tui.core.events import DeviceState, Recovery, Reporter
+
+BOOT_TIMEOUT_S = 300.0
+RECONNECT_TIMEOUT_S = 60.0
+
+
+class AdbDevice:
+    def __init__(self, serial: str, apk: str | None = None, kind: str | None = None,
+                 timeouts: Timeouts | None = None, boot_timeout_s: float = BOOT_TIMEOUT_S,
+                 reconnect_timeout_s: float = RECONNECT_TIMEOUT_S):
+        self.serial = serial
+        self.apk = apk
+        self.timeouts = timeouts or Timeouts()
+        self.boot_timeout_s = boot_timeout_s
+        self.reconnect_timeout_s = reconnect_timeout_s
+        self.link = Link(serial, shell_timeout_s=self.timeouts.shell_s)
+        self.kind = kind or ("emulator" if serial.startswith("emulator-") else "phone")
+        self.app: dict[str, Any] | None = None  # what ensure_app did, once per prepare
+        self._info: dict[str, Any] | None = None
+        self._closed = threading.Event()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.serial!r})"
+
+    # ----- Device protocol -----
+    def prepare(self, reporter: Reporter) -> None:
+        self.wait_ready(reporter, self.boot_timeout_s)
+        info = self.info()
+        self.app = adb_app.ensure_app(self.link, self.apk, self.timeouts)
+        if self.app["action"] in ("installed", "upgraded"):
+            reporter.emit(Recovery(action="install", target=self.serial, severity="info",
+                                   detail=f"{adb_app.PACKAGE} {self.app['action']} (versionCode "
+                                          f"{self.app['version_code']})"))
+        snap = self.snapshot()
+        reporter.emit(DeviceState(serial=self.serial, state="idle", kind=self.kind,
+                                  detail=f"{info['model']} · {info['os_version']}",
+                                  temperature_c=snap["max_temperature_c"],
+                                  mem_available_kb=snap["memory"]["available_ram_kb"]))
+
+    def wait_ready(self, reporter: Reporter | None, timeout_s: float, started: float | None = None) -> float:
+        return adb_boot.wait_ready(self.link, self.kind, reporter, timeout_s, started=started,
+                                   cancel=self._closed, alive=self._alive)
+
+    def _alive(self) -> str | None:
+        return None  # a phone's or a foreign emulator's process is not ours to watch
+
+    def info(self) -> dict[str, Any]:
+        if self._info is None:
+            info = adb_analytics.device_facts(self.link, self.kind)
+            if info["emulator"] and self.kind == "phone":
+                self.kind = info["kind"] = "emulator"  # e.g. an emulator reached with `adb connect`
+            self._info = info
+        return {**self._info, "app": self.app}
+
+    def snapshot(self) -> dict[str, Any]:
+        facts = self._info or self.info()
+        return adb_analytics.device_snapshot(self.link, facts["thermal_zones"], facts["cpus"])
+
+    def benchmark(self, tflite_path: str, settings: BenchSettings, run_id: str,
+                  cancel: threading.Event | None = None) -> dict[str, Any]:
+        if self.app is None:  # prepare() failed earlier, or a recovery found the app gone
+            self.app = adb_app.ensure_app(self.link, self.apk, self.timeouts)
+        try:
+            return adb_app.run_benchmark(self.link, tflite_path, settings, run_id, self.timeouts, cancel)
+        except DeviceError as err:
+            if err.kind == "launch":
+                self.app = None  # "Activity class does not exist": check and reinstall next time
+            raise
+
+    def recover(self, level: int, reporter: Reporter) -> bool:
+        if level >= 2 and adb_link.owns_server():
+            reporter.emit(Recovery(action="restart-adb-server", target=self.serial,
+                                   detail=f"restarting the adb server we started (port {adb_link.server_port()})"))
+            adb_link.restart_server()
+        return self.reconnect(reporter)
+
+    def reconnect(self, reporter: Reporter) -> bool:
+        """Level 1: make the server see the device again (network serials are re-connected)."""
+        if ":" in self.serial and not self.serial.startswith("emulator-"):
+            self.link.client.disconnect(self.serial)
+            try:
+                self.link.client.connect(self.serial, timeout=10)
+            except adb_link.adbutils.AdbError as exc:
+                reporter.emit(Recovery(action="reconnect-failed", target=self.serial, detail=str(exc)))
+        elif self.link.state() == "offline":
+            adb_link.run_adb("-s", self.serial, "reconnect", timeout=15)
+        self.wait_ready(reporter, self.reconnect_timeout_s)
+        self.app = None  # a device that went away may have been wiped or rebooted: check the app again
+        return True
+
+    def kill_children(self) -> None:
+        self._closed.set()  # nothing runs on the host: a boot wait notices and gives up
+
+    def close(self) -> None:
+        self._closed.set()
+
+
+# ----- discovery -----
+def attached() -> list[dict[str, Any]]:
+    """Devices the adb server lists (starting a server if none runs), with state."""
+    adb_link.ensure_server()
+    return adb_link.list_devices()
+
+
+def describe(serial: str, state: str) -> dict[str, Any]:
+    """One row for `nnlite devices`: serial, kind, state, model, Android version, ABI."""
+    row = {"serial": serial, "kind": "emulator" if serial.startswith("emulator-") else "phone", "state": state,
+           "model": None, "android": None, "abi": None, "emulator": None}
+    if state != "device":
+        return row
+    link = Link(serial, shell_timeout_s=10)
+    try:
+        props = adb_analytics.analytics.parse_getprop(link.shell("getprop"))
+    except DeviceError as err:
+        row["state"] = f"device ({err.kind})"
+        return row
+    emulator = bool(adb_analytics.emulator_signals(props))
+    boot = props.get("sys.boot_completed") == "1"
+    row.update(kind="emulator" if emulator else "phone", state="device" if boot else "booting",
+               model=props.get("ro.product.model"), emulator=emulator, abi=props.get("ro.product.cpu.abi"),
+               android=f"{props.get('ro.build.version.release', '?')} (SDK {props.get('ro.build.version.sdk', '?')})")
+    return row
+
+
+def resolve(name: str, cfg) -> list[AdbDevice]:
+    from nnlite_tui.core.devices.registry import DeviceSpecError
+
+    apk = getattr(cfg, "apk", None)
+    if name.startswith("emulator:"):
+        from nnlite_tui.core.devices.emulator import EmulatorDevice
+
+        avd = name.split(":", 1)[1]
+        if not avd:
+            raise DeviceSpecError("--device emulator:<AVD> needs an AVD name, e.g. emulator:Pixel_API_34")
+        return [EmulatorDevice.for_avd(avd, apk=apk)]
+    try:
+        listed = attached()
+    except DeviceError as err:
+        raise DeviceSpecError(f"--device {name}: {err}") from err
+    if name == "all":
+        usable = [d for d in listed if d["state"] in ("device", "offline")]
+        if not usable:
+            from nnlite_tui.core.devices.local import LocalDevice
+
+            print("--device all: no adb device attached; benchmarking on the host", file=sys.stderr)
+            return [LocalDevice()]
+        return [AdbDevice(d["serial"], apk=apk) for d in usable]
+    for d in listed:
+        if d["serial"] == name:
+            return [AdbDevice(name, apk=apk)]
+    seen = ", ".join(f"{d['serial']} ({d['state']})" for d in listed) or "none"
+    raise DeviceSpecError(f"--device {name}: no such adb device (attached: {seen}; adb server on port "
+                          f"{adb_link.server_port()}). Use a serial from `nnlite devices`, emulator:<AVD>, "
+                          "host or all.")

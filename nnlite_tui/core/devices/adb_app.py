@@ -1,0 +1,254 @@
+"""The benchmark app on an adb device (android-app/PROTOCOL.md): install or upgrade it, run one
+benchmark (push, `am start`, poll for the report with a deadline, check the run id, pull,
+clean up), and tell an app crash from a slow benchmark by its logcat lines.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shlex
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from nnlite_tui.core.bench import BenchSettings
+from nnlite_tui.core.devices.adb_link import Link
+from nnlite_tui.core.devices.base import DeviceError
+
+PACKAGE = "org.nnlite.bench"
+COMPONENT = "org.nnlite.bench/.BenchActivity"
+MODELS_DIR = "/data/local/tmp/nnlite"
+REPORTS_DIR = "/sdcard/Android/data/org.nnlite.bench/files/reports"
+PROTOCOL_VERSION = 1
+REPO = Path(__file__).resolve().parents[3]
+DEFAULT_APK = REPO / "android-app" / "app" / "build" / "outputs" / "apk" / "debug" / "app-debug.apk"
+SCHEMA = REPO / "android-app" / "protocol" / "report.schema.json"
+LOG_TAGS = ("NNLiteBench", "AndroidRuntime", "libc", "DEBUG")
+BUILD_HINT = ("build it with `cd android-app && ./gradlew assembleDebug` (needs the Android SDK, see "
+              "android-app/README.md), or pass --apk PATH / set NNLITE_APK")
+
+
+@dataclass
+class Timeouts:
+    shell_s: float = 30.0  # any one adb shell call
+    launch_s: float = 30.0  # `am start -W` returns once the activity is displayed
+    install_s: float = 180.0
+    report_base_s: float = 60.0  # load + first inference + warm-up, on top of max_seconds
+    report_s: float | None = None  # fixed report deadline (tests); None: base + 1.25 * max_seconds
+    poll_s: float = 0.25
+    logcat_every_s: float = 1.5
+
+    def report_deadline(self, settings: BenchSettings) -> float:
+        return self.report_s if self.report_s is not None else self.report_base_s + 1.25 * settings.max_seconds
+
+
+# ----- the APK -----
+def find_apk(option: str | None) -> Path | None:
+    """--apk, else $NNLITE_APK, else the android-app debug build output; None if there is none."""
+    for source, value in (("--apk", option), ("NNLITE_APK", os.environ.get("NNLITE_APK"))):
+        if value:
+            path = Path(value).expanduser()
+            if not path.is_file():
+                raise DeviceError(f"{source} {value}: no such APK file", kind="install", transient=False)
+            return path
+    return DEFAULT_APK if DEFAULT_APK.is_file() else None
+
+
+def apk_manifest(path: Path):
+    from nnlite_tui.simdevice.apk import ApkError, read_apk  # the one AXML reader in the repo
+
+    try:
+        manifest = read_apk(path.read_bytes())
+    except (ApkError, OSError) as exc:
+        raise DeviceError(f"{path}: not a usable APK ({exc})", kind="install", transient=False) from exc
+    if manifest.package != PACKAGE:
+        raise DeviceError(f"{path} is {manifest.package}, not the benchmark app {PACKAGE}", kind="install",
+                          transient=False)
+    return manifest
+
+
+def installed_version(link: Link, timeout: float) -> int | None:
+    out = link.shell(["dumpsys", "package", PACKAGE], timeout=timeout)
+    if f"Package [{PACKAGE}]" not in out:
+        return None
+    match = re.search(r"versionCode=(\d+)", out)
+    return int(match.group(1)) if match else 0
+
+
+def ensure_app(link: Link, apk_option: str | None, timeouts: Timeouts) -> dict[str, Any]:
+    """Install the app, or upgrade it when its versionCode differs from the APK's; what was done."""
+    have = installed_version(link, timeouts.shell_s)
+    apk = find_apk(apk_option)
+    if apk is None:
+        if have is None:
+            raise DeviceError(f"{link.serial}: the benchmark app {PACKAGE} is not installed and no APK was "
+                              f"found at {DEFAULT_APK}: {BUILD_HINT}", kind="install", transient=False)
+        return {"action": "kept", "version_code": have, "apk": None}
+    want = apk_manifest(apk)
+    if have == want.version_code:
+        return {"action": "up-to-date", "version_code": have, "apk": str(apk)}
+    remote = f"{MODELS_DIR}/nnlite-bench.apk"
+    link.shell(f"mkdir -p {MODELS_DIR}", timeout=timeouts.shell_s)
+    link.push(str(apk), remote)
+    try:
+        out = link.shell(["pm", "install", "-r", "-t", "-d", remote], timeout=timeouts.install_s)
+    finally:
+        link.shell(["rm", "-f", remote], timeout=timeouts.shell_s)
+    if "Success" not in out:
+        code = re.search(r"Failure \[([A-Z_]+)", out)
+        raise DeviceError(f"{link.serial}: installing {apk.name} failed: {out.strip()[-400:]}", kind="install",
+                          transient=code is None)  # a Failure [CODE] repeats; a cut link may not
+    now = installed_version(link, timeouts.shell_s)
+    if now != want.version_code:
+        raise DeviceError(f"{link.serial}: after install {PACKAGE} has versionCode {now}, expected "
+                          f"{want.version_code}", kind="install")
+    return {"action": "installed" if have is None else "upgraded", "from": have, "version_code": now,
+            "apk": str(apk)}
+
+
+# ----- one benchmark -----
+def launch_args(model: str, report: str, launch_id: str, s: BenchSettings) -> list[str]:
+    return ["am", "start", "-S", "-W", "-n", COMPONENT, "--es", "model_path", model, "--es", "report_path", report,
+            "--es", "run_id", launch_id, "--ei", "warmup", str(s.warmup), "--ei", "runs", str(s.runs),
+            "--ef", "min_seconds", repr(float(s.min_seconds)), "--ei", "max_runs", str(s.max_runs),
+            "--ef", "max_seconds", repr(float(s.max_seconds)), "--ei", "threads", str(s.threads),
+            "--es", "backend", s.backend, "--ei", "seed", str(s.seed)]
+
+
+class LogWatch:
+    """The app's logcat lines since a marker (no `logcat -c`: the device's log is not ours to clear)."""
+
+    def __init__(self, link: Link, timeout: float):
+        self.link, self.timeout = link, timeout
+        self.seen = len(self._lines())
+
+    def _lines(self) -> list[str]:
+        text = self.link.shell(["logcat", "-d", "-s", *LOG_TAGS], timeout=self.timeout)
+        return [line for line in text.splitlines() if line.strip() and not line.startswith("-----")]
+
+    def new(self) -> list[str]:
+        lines = self._lines()
+        return lines[self.seen:] if len(lines) >= self.seen else lines  # the ring buffer may have rotated
+
+
+def crash_line(lines: list[str]) -> str | None:
+    for i, line in enumerate(lines):
+        if ("Fatal signal" in line and PACKAGE in line) or ("FATAL EXCEPTION" in line and any(
+                f"Process: {PACKAGE}" in later for later in lines[i:i + 3])):
+            return next((lx.split(": ", 1)[-1] for lx in lines[i + 1:i + 4] if "Exception" in lx or "Error" in lx),
+                        line.split(": ", 1)[-1])
+        if "NNLiteBench" in line and ("REPORT_WRITE_FAILED" in line or "no report written" in line):
+            return line.split(": ", 1)[-1]
+    return None
+
+
+def run_benchmark(link: Link, tflite: str, settings: BenchSettings, run_id: str, timeouts: Timeouts,
+                  cancel: threading.Event | None = None) -> dict[str, Any]:
+    digest = _sha256(tflite)
+    launch_id = f"{run_id}-{os.urandom(5).hex()}"
+    model = f"{MODELS_DIR}/{digest[:32]}.tflite"
+    report = f"{REPORTS_DIR}/{launch_id}.json"
+    t = timeouts.shell_s
+    link.shell(f"mkdir -p {MODELS_DIR}; chmod 755 {MODELS_DIR} 2>/dev/null; rm -f {report} {report}.tmp", timeout=t)
+    try:
+        link.push(tflite, model, mode=0o644)
+        watch = LogWatch(link, t)
+        started = time.monotonic()
+        out = link.shell(launch_args(model, report, launch_id, settings), timeout=timeouts.launch_s)
+        if "Error" in out:
+            raise DeviceError(f"{link.serial}: am start failed: {' '.join(out.split())[-300:]}", kind="launch")
+        data = _wait_report(link, report, watch, timeouts, settings, started, cancel)
+        result = _parse_report(link, data, launch_id)
+        result["log"] = "\n".join(watch.new()[-50:])
+    except DeviceError:
+        _cleanup(link, report, model, t, stop_app=True)
+        raise
+    result["device_report_path"] = report
+    result["launch_id"] = launch_id
+    result["cleanup_error"] = _cleanup(link, report, model, t, stop_app=False)
+    return result
+
+
+def _cleanup(link: Link, report: str, model: str, timeout: float, stop_app: bool) -> str | None:
+    """Remove our files from the device (and stop an app we gave up on); the error, if that failed.
+
+    A failed clean-up must not replace the fault that got us here, nor fail a good result.
+    """
+    try:
+        if stop_app:
+            link.shell(["am", "force-stop", PACKAGE], timeout=timeout)
+        link.shell(f"rm -f {shlex.quote(report)} {shlex.quote(report + '.tmp')} {shlex.quote(model)}",
+                   timeout=timeout)
+    except DeviceError as err:
+        return str(err)
+    return None
+
+
+def _wait_report(link: Link, report: str, watch: LogWatch, timeouts: Timeouts, settings: BenchSettings,
+                 started: float, cancel: threading.Event | None) -> bytes:
+    limit = timeouts.report_deadline(settings)
+    deadline = started + limit
+    next_log = started + timeouts.logcat_every_s
+    while True:
+        if link.exists(report):
+            return link.read_bytes(report)
+        now = time.monotonic()
+        if cancel is not None and cancel.is_set():
+            raise DeviceError("benchmark cancelled", kind="cancelled", transient=False)
+        if now >= next_log or now >= deadline:
+            next_log = now + timeouts.logcat_every_s
+            crash = crash_line(watch.new())
+            if crash is not None and not link.exists(report):
+                raise DeviceError(f"{link.serial}: the app died without a report: {crash}", kind="crash")
+        if now >= deadline:
+            raise DeviceError(f"{link.serial}: no report after {limit:g} s (load + warm-up + max_seconds)",
+                              kind="timeout")
+        time.sleep(timeouts.poll_s)
+
+
+def _parse_report(link: Link, data: bytes, launch_id: str) -> dict[str, Any]:
+    try:
+        result = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DeviceError(f"{link.serial}: unreadable report ({len(data)} bytes): {exc}", kind="report") from exc
+    if not isinstance(result, dict):
+        raise DeviceError(f"{link.serial}: report is not a JSON object", kind="report")
+    if result.get("protocol_version") != PROTOCOL_VERSION:
+        raise DeviceError(f"{link.serial}: report protocol_version {result.get('protocol_version')!r}, "
+                          f"expected {PROTOCOL_VERSION}", kind="report", transient=False)
+    if result.get("run_id") != launch_id:
+        raise DeviceError(f"{link.serial}: report run_id {result.get('run_id')!r} is not ours ({launch_id})",
+                          kind="report")
+    problems = schema_errors(result)
+    if problems:
+        raise DeviceError(f"{link.serial}: report does not match the protocol schema: {problems[0]}",
+                          kind="report")
+    return result
+
+
+_validator = None
+
+
+def schema_errors(report: dict[str, Any]) -> list[str]:
+    """Violations of android-app/protocol/report.schema.json (none checked if it is not shipped)."""
+    global _validator
+    if _validator is None:
+        if not SCHEMA.is_file():
+            return []
+        import jsonschema
+
+        _validator = jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text()))
+    return [f"{'/'.join(map(str, e.path)) or '.'}: {e.message}" for e in _validator.iter_errors(report)][:5]
+
+
+def _sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.digest().hex()
