@@ -61,7 +61,8 @@ object BenchArgs {
         fun str(key: String, required: Boolean): String? {
             val v = extras[key]
             return when {
-                v == null -> { if (required) errors += "missing $key"; null }
+                v == null && !extras.containsKey(key) -> { if (required) errors += "missing $key"; null }
+                v == null -> { errors += "$key is null"; null } // `am start --esn key`
                 v !is String -> { errors += "$key must be a string, got ${v::class.java.simpleName}"; null }
                 required && v.isBlank() -> { errors += "empty $key"; null }
                 else -> v

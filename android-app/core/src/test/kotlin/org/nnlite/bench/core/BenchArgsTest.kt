@@ -64,6 +64,12 @@ class BenchArgsTest {
     }
 
     @Test
+    fun `an extra sent as null is an error, not a default`() {
+        assertTrue(bad(base + ("backend" to null)).message!!.contains("backend is null"))
+        assertTrue(bad(base + ("runs" to null)).message!!.contains("runs must be an integer, got null"))
+    }
+
+    @Test
     fun `a typo in an extra name is an error rather than a silent default`() {
         assertTrue(bad(base + ("warmups" to 3)).message!!.contains("unknown extra 'warmups'"))
     }
