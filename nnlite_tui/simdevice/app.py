@@ -15,7 +15,10 @@ import logging
 import os
 import signal
 import sys
+import time
 from typing import TYPE_CHECKING
+
+from nnlite_tui.simdevice.bench_args import JavaLong
 
 if TYPE_CHECKING:
     from nnlite_tui.simdevice.device import SimDevice
@@ -32,20 +35,21 @@ TAG = "NNLiteBench"
 # Where an untrusted app may write: its own external files dir and its private data dir.
 WRITABLE = ("/storage/emulated/0/Android/data/org.nnlite.bench/", "/data/data/org.nnlite.bench/",
             "/data/user/0/org.nnlite.bench/")
-DEFAULTS = {"warmup": 5, "runs": 50, "min_seconds": 1.0, "max_runs": 10_000, "max_seconds": 60.0,
-            "threads": 1, "backend": "xnnpack", "seed": 0}
 
 
 def device_block(props: dict[str, str]) -> dict[str, object]:
     """The report's `device` object, from Build fields (here: the sim's getprop values)."""
     sdk = props.get("ro.build.version.sdk", "0")
+    sdk_int = int(sdk) if sdk.isdigit() else 0
     return {"manufacturer": props.get("ro.product.manufacturer", ""), "model": props.get("ro.product.model", ""),
             "brand": props.get("ro.product.brand", ""), "device": props.get("ro.product.device", ""),
             "product": props.get("ro.product.name", ""), "board": props.get("ro.product.board", ""),
-            "hardware": props.get("ro.hardware", ""), "soc_manufacturer": props.get("ro.soc.manufacturer", ""),
-            "soc_model": props.get("ro.soc.model", ""),
+            "hardware": props.get("ro.hardware", ""),
+            # Build.SOC_MANUFACTURER / SOC_MODEL exist from API 31
+            "soc_manufacturer": props.get("ro.soc.manufacturer") if sdk_int >= 31 else None,
+            "soc_model": props.get("ro.soc.model") if sdk_int >= 31 else None,
             "abis": [a for a in props.get("ro.product.cpu.abilist", "").split(",") if a],
-            "sdk_int": int(sdk) if sdk.isdigit() else 0, "release": props.get("ro.build.version.release", ""),
+            "sdk_int": sdk_int, "release": props.get("ro.build.version.release", ""),
             "build_id": props.get("ro.build.id", ""), "fingerprint": props.get("ro.build.fingerprint", "")}
 
 
@@ -70,6 +74,11 @@ class BenchApp:
             self.device.log(TAG, "W", "benchmark already running; ignoring the new intent")
             return
         self.task = asyncio.get_running_loop().create_task(self._run(extras))
+        self.task.add_done_callback(self._log_failure)
+
+    def _log_failure(self, task: asyncio.Task) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            log.error("simulated app failed", exc_info=task.exception())
 
     def force_stop(self, package: str) -> None:
         if package != PACKAGE:
@@ -89,40 +98,41 @@ class BenchApp:
 
     async def _run(self, extras: dict[str, object]) -> None:
         dev = self.device
+        started_at_ms = int(time.time() * 1000)  # when the app received the intent
         await asyncio.sleep(dev.config.app_start_delay)
-        dev.log(TAG, "I", f"start run_id={extras.get('run_id', '')} extras={sorted(extras)}")
         if dev.faults.take_app_crash():
             dev.log("AndroidRuntime", "E", f"FATAL EXCEPTION: main\nProcess: {PACKAGE}, PID: 4321\n"
                     "java.lang.RuntimeException: simulated crash (fault app_crash)")
             return
         model, report = extras.get("model_path"), extras.get("report_path")
-        if not isinstance(model, str) or not isinstance(report, str) or not model or not report:
-            dev.log(TAG, "E", "missing extra model_path or report_path; finishing without a report")
-            return
-        if not dev.fs.normalize(report).startswith(WRITABLE):
-            dev.log(TAG, "E", f"cannot write report {report}: open failed: EACCES (Permission denied)")
-            return
-        settings = {k: extras.get(k, v) for k, v in DEFAULTS.items()}
-        job = {"model_host": str(dev.fs.resolve(model)), "model_device": model,
-               "report_host": str(dev.fs.resolve(report)), "report_device": report,
-               "run_id": str(extras.get("run_id", "")), "settings": settings,
-               "device": device_block(dev.props), "app_version": VERSION_NAME,
-               "truncate": dev.faults.take_truncated_report(), "host_root": str(dev.fs.root)}
+        report_ok = isinstance(report, str) and bool(report.strip())
+        job = {"extras": {k: ["long", int(v)] if isinstance(v, JavaLong) else v for k, v in extras.items()},
+               "model_host": str(dev.fs.resolve(model)) if isinstance(model, str) and model else "",
+               "report_host": str(dev.fs.resolve(report)) if report_ok else None,
+               "report_writable": report_ok and dev.fs.normalize(report).startswith(WRITABLE),
+               "started_at_ms": started_at_ms, "device": device_block(dev.props), "app_version": VERSION_NAME,
+               "truncate": dev.faults.take_truncated_report()}
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "nnlite_tui.simdevice.bench_worker", stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True)
+        proc = self.proc
         try:
-            out, err = await self.proc.communicate(json.dumps(job).encode())
+            proc.stdin.write(json.dumps(job).encode())
+            proc.stdin.close()
+            stderr = asyncio.ensure_future(proc.stderr.read())
+            while line := await proc.stdout.readline():  # log lines as they happen, as logcat would
+                level, _, message = line.decode("utf-8", "replace").rstrip("\n").partition(" ")
+                dev.log(TAG, level, message)
+            err = await stderr
+            await proc.wait()
         except asyncio.CancelledError:
             self._kill()
             raise
-        if self.proc.returncode == 0:
+        if proc.returncode == 0:
             self.completed += 1
-            for line in out.decode("utf-8", "replace").splitlines():
-                dev.log(TAG, "I", line)
         else:
             tail = err.decode("utf-8", "replace").strip().splitlines()[-3:]
-            code = self.proc.returncode
+            code = proc.returncode
             dev.log("libc" if code < 0 else "AndroidRuntime", "F" if code < 0 else "E",
                     f"Fatal signal {-code} in {PACKAGE}" if code < 0 else
                     f"FATAL EXCEPTION: main\nProcess: {PACKAGE}\n" + "\n".join(tail))

@@ -1,8 +1,9 @@
-"""The simulated app's process: read a job (JSON on stdin), benchmark, write the report.
+"""The simulated app's process: one launch of org.nnlite.bench, as the app's BenchRunner does it.
 
-Runs `core.bench.benchmark_result` on the sandboxed model with the real LiteRT interpreter and
-writes the protocol's report: temp file + rename, so a report is either absent or whole (unless
-the `truncate` fault asks for a cut one). Prints one log line per step for the sim's logcat.
+Reads a job (JSON on stdin: the intent extras and the device facts), parses the extras like the
+app, runs `core.bench.benchmark_result` on the sandboxed model with the real LiteRT interpreter,
+and writes the protocol report to `<report>.tmp`, fsync, rename. Prints its logcat lines
+(`<level> <message>`, android-app/PROTOCOL.md section 8) for the simulator to log.
 """
 
 from __future__ import annotations
@@ -12,47 +13,60 @@ import os
 import sys
 import time
 
-FALLBACK_BACKENDS = ("gpu", "nnapi")
+from nnlite_tui.simdevice.bench_args import ARGS_ERROR_TYPE, ArgsError, BenchRequest, JavaLong, parse
+
+# The delegate a simulated device lacks, in the words the app's LiteRtEngine uses on a real one.
+UNAVAILABLE = {
+    "gpu": "GPU delegate not supported on this device (simulated device: host CPU only)",
+    "nnapi": "NNAPI delegate has no accelerator driver (simulated device: host CPU only)",
+}
+DELEGATE_ERROR = "org.nnlite.bench.DelegateUnavailableException"
 
 
-def build_report(job: dict) -> dict:
+def log(level: str, message: str) -> None:
+    print(f"{level} {message}", flush=True)
+
+
+def _envelope(job: dict, report: dict, fallback: str | None) -> dict:
+    report["fallback_reason"] = fallback
+    report.update({"protocol_version": 1, "app_version": job["app_version"], "simulated": True,
+                   "started_at_ms": job["started_at_ms"], "finished_at_ms": int(time.time() * 1000),
+                   "device": job["device"]})
+    head = ("protocol_version", "app_version", "simulated", "valid", "error_stage", "error_type", "error_message")
+    return {**{k: report[k] for k in head}, **{k: v for k, v in report.items() if k not in head}}
+
+
+def args_report(job: dict, err: ArgsError) -> dict:
+    v = err.values
+    report = {"valid": False, "error_stage": "args", "error_type": ARGS_ERROR_TYPE, "error_message": str(err),
+              "run_id": v["run_id"], "model_path": v["model_path"], "backend_requested": v["backend"],
+              "backend_used": None, **{k: v[k] for k in ("threads", "warmup", "runs", "min_seconds", "seed")}}
+    return _envelope(job, report, None)
+
+
+def bench_report(job: dict, req: BenchRequest) -> dict:
     from nnlite_tui.core.bench import BenchSettings, benchmark_result
 
-    started = int(time.time() * 1000)
-    s = dict(job["settings"])
-    requested = str(s.get("backend", "xnnpack"))
-    fallback = None
-    if requested in FALLBACK_BACKENDS:
-        fallback = (f"{requested} delegate is not available on the simulated device (host CPU); "
-                    "ran on xnnpack instead")
-        s["backend"] = "xnnpack"
-    try:
-        settings = BenchSettings(warmup=int(s["warmup"]), runs=int(s["runs"]), min_seconds=float(s["min_seconds"]),
-                                 max_runs=int(s["max_runs"]), max_seconds=float(s["max_seconds"]),
-                                 threads=int(s["threads"]), backend=str(s["backend"]), seed=int(s["seed"]))
-    except (TypeError, ValueError) as exc:
-        result = {"valid": False, "error_stage": "arguments", "error_type": f"builtins.{type(exc).__name__}",
-                  "error_message": str(exc), "run_id": job["run_id"], "model_path": job["model_device"],
-                  "backend_requested": requested, "backend_used": None}
-    else:
-        result = benchmark_result(job["model_host"], settings, job["run_id"])
-        result["model_path"] = job["model_device"]
-        result["backend_requested"] = requested
-        if result.get("error_message"):
-            result["error_message"] = result["error_message"].replace(job["model_host"], job["model_device"])
-    if fallback:
-        result["backend_used"] = "xnnpack"
-        result["fallback_reason"] = fallback
-    result.setdefault("fallback_reason", None)
-    result.update({"protocol_version": 1, "app_version": job["app_version"], "simulated": True,
-                   "started_at_ms": started, "finished_at_ms": int(time.time() * 1000), "device": job["device"]})
-    return result
+    s = req.settings
+    requested = s["backend"]
+    ran = requested if requested in ("cpu", "xnnpack") else "xnnpack"
+    fallback = (f"{requested} -> xnnpack: load failed: {DELEGATE_ERROR}: {UNAVAILABLE[requested]}"
+                if ran != requested else None)
+    settings = BenchSettings(warmup=s["warmup"], runs=s["runs"], min_seconds=s["min_seconds"], max_runs=s["max_runs"],
+                             max_seconds=s["max_seconds"], threads=s["threads"], backend=ran, seed=s["seed"])
+    result = benchmark_result(job["model_host"], settings, req.run_id)
+    result.update(model_path=req.model_path, backend_requested=requested, backend_used=ran)
+    if result.get("error_message"):
+        result["error_message"] = result["error_message"].replace(job["model_host"], req.model_path)
+    if not result["valid"]:
+        log("E", f"ERROR stage={result['error_stage']} type={result['error_type']} message={result['error_message']}")
+    return _envelope(job, result, fallback)
 
 
 def write_report(path: str, report: dict, truncate: bool) -> None:
-    data = json.dumps(report, indent=1).encode()
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    if truncate:
+    data = (json.dumps(report, indent=1) + "\n").encode()
+    os.makedirs(os.path.dirname(path), exist_ok=True)  # the app creates missing parents
+    if truncate:  # fault injection: what a broken writer would leave
         with open(path, "wb") as fh:
             fh.write(data[: len(data) // 2])
         return
@@ -64,15 +78,29 @@ def write_report(path: str, report: dict, truncate: bool) -> None:
     os.replace(tmp, path)
 
 
-def main() -> int:
-    job = json.loads(sys.stdin.read())
-    report = build_report(job)
-    print(f"benchmark {'ok' if report['valid'] else 'failed'} run_id={job['run_id']} "
-          f"mean_ns={report.get('stats', {}).get('mean_ns')}", flush=True)
+def run(job: dict) -> None:
+    extras = {k: JavaLong(v[1]) if isinstance(v, list) else v for k, v in job["extras"].items()}  # --el
+    try:
+        req = parse(extras)
+    except ArgsError as err:
+        log("E", f"ERROR stage=args type={ARGS_ERROR_TYPE} message={err}")
+        if err.report_path is None:
+            log("E", "no report written: report_path missing")
+            return
+        report, report_path = args_report(job, err), err.report_path
+    else:
+        s = req.settings
+        log("I", f"START run_id={req.run_id} model={req.model_path} backend={s['backend']} threads={s['threads']} "
+                 f"warmup={s['warmup']} runs={s['runs']}")
+        report, report_path = bench_report(job, req), req.report_path
+    if not job["report_writable"]:
+        log("E", f"REPORT_WRITE_FAILED report={report_path} type=java.io.FileNotFoundException "
+                 f"message={report_path}: open failed: EACCES (Permission denied)")
+        return
     write_report(job["report_host"], report, job["truncate"])
-    print(f"report written to {job['report_device']}", flush=True)
-    return 0
+    log("I", f"RESULT run_id={report['run_id']} valid={str(report['valid']).lower()} "
+             f"backend_used={report['backend_used']} report={report_path}")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run(json.loads(sys.stdin.read()))

@@ -6,7 +6,9 @@ import json
 import os
 import signal
 import time
+from pathlib import Path
 
+import jsonschema
 import pytest
 
 from nnlite_tui.simdevice.app import COMPONENT, REPORTS_DIR
@@ -19,6 +21,18 @@ RESULT_KEYS = {"valid", "error_stage", "error_type", "error_message", "run_id", 
                "output_shapes"}
 DEVICE_KEYS = {"manufacturer", "model", "brand", "device", "product", "board", "hardware", "soc_manufacturer",
                "soc_model", "abis", "sdk_int", "release", "build_id", "fingerprint"}
+
+
+SCHEMA = Path(__file__).resolve().parents[2] / "android-app" / "protocol" / "report.schema.json"
+
+
+@pytest.fixture(scope="module")
+def validate():
+    """The protocol's JSON Schema: every report the simulated app writes must pass it."""
+    if not SCHEMA.is_file():
+        pytest.skip(f"protocol schema not found at {SCHEMA}")
+    validator = jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text()))
+    return validator.validate
 
 
 @pytest.fixture
@@ -52,12 +66,13 @@ def test_not_installed_prints_the_android_error(sim_device, adb_client):
     assert "Error: Activity class {org.nnlite.bench/org.nnlite.bench.BenchActivity} does not exist." in r.stderr
 
 
-def test_benchmark_report_follows_the_protocol(bench):
+def test_benchmark_report_follows_the_protocol(bench, validate):
     sim, d = bench
     report = f"{REPORTS_DIR}/run-1.json"
     out = start(d, report, "run-1", *FAST, "--ei", "threads", "2", "--ei", "seed", "7")
     assert "Status: ok" in out and "Activity: org.nnlite.bench/.BenchActivity" in out
     r = wait_report(d, report)
+    validate(r)
     assert RESULT_KEYS <= set(r)
     assert r["valid"] is True and r["error_stage"] is None
     assert (r["run_id"], r["model_path"], r["threads"], r["warmup"], r["runs"], r["seed"]) == \
@@ -71,24 +86,31 @@ def test_benchmark_report_follows_the_protocol(bench):
     assert r["device"]["model"] == d.getprop("ro.product.model")
     assert r["device"]["abis"] == ["arm64-v8a"] and r["device"]["sdk_int"] == 34
     assert d.sync.stat(report + ".tmp").mtime is None  # renamed, not left behind
-    assert "benchmark ok run_id=run-1" in d.shell("logcat -d -s NNLiteBench")
+    log = d.shell("logcat -d -s NNLiteBench")
+    assert "I NNLiteBench: START run_id=run-1 model=/data/local/tmp/nnlite/tiny.tflite backend=xnnpack threads=2 " \
+           "warmup=2 runs=10" in log
+    assert f"I NNLiteBench: RESULT run_id=run-1 valid=true backend_used=xnnpack report={report}" in log
 
 
-def test_gpu_falls_back_to_xnnpack_and_says_so(bench):
+@pytest.mark.parametrize("backend", ["gpu", "nnapi"])
+def test_delegates_fall_back_to_xnnpack_and_say_so(bench, validate, backend):
     _, d = bench
-    report = f"{REPORTS_DIR}/gpu.json"
-    start(d, report, "g", *FAST, "--es", "backend", "gpu")
+    report = f"{REPORTS_DIR}/{backend}.json"
+    start(d, report, backend, *FAST, "--es", "backend", backend)
     r = wait_report(d, report)
-    assert r["valid"] and r["backend_requested"] == "gpu" and r["backend_used"] == "xnnpack"
-    assert "gpu" in r["fallback_reason"]
+    validate(r)
+    assert r["valid"] and r["backend_requested"] == backend and r["backend_used"] == "xnnpack"
+    assert r["fallback_reason"].startswith(f"{backend} -> xnnpack: load failed: "
+                                           "org.nnlite.bench.DelegateUnavailableException: ")
 
 
-def test_missing_model_is_an_invalid_report_with_the_device_path(bench):
+def test_missing_model_is_an_invalid_report_with_the_device_path(bench, validate):
     sim, d = bench
     report = "/data/data/org.nnlite.bench/files/missing.json"  # the app's private dir works too
     start(d, report, "m", *FAST, model="/data/local/tmp/nnlite/nope.tflite")
     r = wait_report(d, report)
-    assert r["valid"] is False and r["error_stage"] == "load"
+    validate(r)
+    assert r["valid"] is False and r["error_stage"] == "load" and "init_ns" not in r
     assert "/data/local/tmp/nnlite/nope.tflite" in r["error_message"]
     assert str(sim.fs.root) not in json.dumps(r)  # no host path leaks into a report
 
@@ -98,18 +120,42 @@ def test_the_app_cannot_write_outside_its_own_directories(bench):
     report = "/data/local/tmp/nnlite/r.json"  # shell's directory: an app gets EACCES there
     start(d, report, "p", *FAST)
     deadline = time.monotonic() + 10
-    while "EACCES" not in d.shell("logcat -d -s NNLiteBench"):
+    while "REPORT_WRITE_FAILED" not in (log := d.shell("logcat -d -s NNLiteBench")):
         assert time.monotonic() < deadline
         time.sleep(0.1)
+    assert f"REPORT_WRITE_FAILED report={report} type=java.io.FileNotFoundException " \
+           f"message={report}: open failed: EACCES (Permission denied)" in log
     assert d.sync.stat(report).mtime is None
 
 
-def test_bad_settings_are_an_invalid_report(bench):
+def test_bad_extras_are_an_args_report_listing_every_error(bench, validate):
     _, d = bench
     report = f"{REPORTS_DIR}/bad.json"
-    start(d, report, "b", "--ei", "runs", "0")
+    start(d, report, "b", "--ei", "runs", "0", "--es", "threads", "two", "--ei", "warmups", "3")
     r = wait_report(d, report)
-    assert r["valid"] is False and r["error_stage"] == "arguments" and r["run_id"] == "b"
+    validate(r)
+    assert (r["valid"], r["error_stage"], r["error_type"]) == (False, "args", "org.nnlite.bench.core.ArgsException")
+    assert r["error_message"] == "threads must be an integer, got 'two'; unknown extra 'warmups'; runs must be >= 1, got 0"
+    assert (r["run_id"], r["runs"], r["threads"], r["backend_used"]) == ("b", 0, None, None)
+
+
+def test_numbers_as_strings_and_longs_are_accepted(bench, validate):
+    _, d = bench
+    report = f"{REPORTS_DIR}/types.json"
+    start(d, report, "t", "--es", "runs", "7", "--el", "seed", "3", "--ef", "min_seconds", "0.1", "--ef", "warmup", "1")
+    r = wait_report(d, report)
+    validate(r)
+    assert r["valid"] and (r["runs"], r["seed"], r["min_seconds"], r["warmup"]) == (7, 3, 0.1, 1)
+
+
+def test_no_report_path_means_no_report_and_a_log_line(bench):
+    _, d = bench
+    d.shell(["am", "start", "-S", "-W", "-n", COMPONENT, "--es", "model_path", MODEL, "--es", "run_id", "n"])
+    deadline = time.monotonic() + 10
+    while "no report written: report_path missing" not in (log := d.shell("logcat -d -s NNLiteBench")):
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    assert "E NNLiteBench: ERROR stage=args type=org.nnlite.bench.core.ArgsException message=missing report_path" in log
 
 
 def test_force_stop_kills_a_running_benchmark(bench):

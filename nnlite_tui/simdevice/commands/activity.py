@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import asyncio
 
+from nnlite_tui.simdevice.bench_args import JavaLong
 from nnlite_tui.simdevice.commands import command
 from nnlite_tui.simdevice.interp import Ctx
 
-EXTRA_TYPES = {"--es": str, "-e": str, "--ei": int, "--el": int, "--ef": float, "--ed": float,
+EXTRA_TYPES = {"--es": str, "-e": str, "--ei": int, "--el": JavaLong, "--ef": float, "--ed": float,
                "--ez": lambda v: v.lower() in ("true", "t", "1")}
 
 
@@ -45,6 +46,10 @@ async def _start(ctx: Ctx, args: list[str]) -> int:
             if a in EXTRA_TYPES:
                 extras[args[i + 1]] = EXTRA_TYPES[a](args[i + 2])
                 i += 3
+                continue
+            if a == "--esn":
+                extras[args[i + 1]] = None
+                i += 2
                 continue
             if a == "-n":
                 component, i = args[i + 1], i + 2

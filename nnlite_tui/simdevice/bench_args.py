@@ -1,0 +1,149 @@
+"""Intent extras -> benchmark settings, exactly as the app's BenchArgs.parse (android-app core).
+
+Same rules, same messages, same order: numbers may arrive as --ei/--el, an integral --ef or a
+decimal string; a present extra that does not parse is an error, never a default; unknown extra
+names are errors (except android.* / com.android.*); all errors of one intent joined by "; ".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+BACKENDS = ("cpu", "xnnpack", "gpu", "nnapi")
+DEFAULTS = {"warmup": 5, "runs": 50, "min_seconds": 1.0, "max_runs": 10_000, "max_seconds": 60.0,
+            "threads": 1, "backend": "xnnpack", "seed": 0}
+KNOWN = {"model_path", "report_path", "run_id", "backend", "warmup", "runs", "max_runs", "threads",
+         "min_seconds", "max_seconds", "seed"}
+ARGS_ERROR_TYPE = "org.nnlite.bench.core.ArgsException"
+INT_MAX = 2**31 - 1
+
+
+class JavaLong(int):
+    """An `--el` extra: an int that remembers it was a Java Long (for error messages)."""
+
+
+class ArgsError(ValueError):
+    def __init__(self, message: str, report_path: str | None, values: dict):
+        super().__init__(message)
+        self.report_path, self.values = report_path, values
+
+
+@dataclass(frozen=True)
+class BenchRequest:
+    model_path: str
+    report_path: str
+    run_id: str
+    settings: dict  # warmup, runs, min_seconds, max_runs, max_seconds, threads, backend, seed
+
+
+def _java_name(v: object) -> str:
+    if isinstance(v, bool):
+        return "Boolean"
+    if isinstance(v, JavaLong):
+        return "Long"
+    return {int: "Integer", float: "Float", str: "String"}.get(type(v), type(v).__name__)
+
+
+def _describe(v: object) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, str):
+        return f"'{v}'"
+    text = ("true" if v else "false") if isinstance(v, bool) else str(v)
+    return f"{text} ({_java_name(v)})"
+
+
+def _as_double(v: object) -> float | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, (int, float)):
+        d = float(v)
+    elif isinstance(v, str):
+        if "_" in v:  # Python's float() takes "1_0"; Java's parseDouble does not
+            return None
+        try:
+            d = float(v.strip())
+        except ValueError:
+            return None
+    else:
+        return None
+    return d if math.isfinite(d) else None
+
+
+def _as_long(v: object) -> int | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return int(v)
+    if isinstance(v, float):
+        d = _as_double(v)
+        return int(d) if d is not None and d == math.floor(d) and abs(d) < 9.0e15 else None
+    if isinstance(v, str):
+        text = v.strip()
+        body = text[1:] if text[:1] in "+-" else text
+        return int(text) if body.isdigit() else None
+    return None
+
+
+def parse(extras: dict[str, object]) -> BenchRequest:
+    errors: list[str] = []
+
+    def string(key: str, required: bool) -> str | None:
+        v = extras.get(key)
+        if v is None and key not in extras:
+            if required:
+                errors.append(f"missing {key}")
+            return None
+        if v is None:  # `am start --esn key`
+            errors.append(f"{key} is null")
+            return None
+        if not isinstance(v, str):
+            errors.append(f"{key} must be a string, got {_java_name(v)}")
+            return None
+        if required and not v.strip():
+            errors.append(f"empty {key}")
+            return None
+        return v
+
+    def number(key: str, conv, kind: str):
+        if key not in extras:
+            return DEFAULTS[key]
+        parsed = conv(extras[key])
+        if parsed is None:
+            errors.append(f"{key} must be {kind}, got {_describe(extras[key])}")
+        return parsed
+
+    model_path, report_path, run_id = string("model_path", True), string("report_path", True), string("run_id", True)
+    backend = string("backend", False) or (None if "backend" in extras else DEFAULTS["backend"])
+    if backend is not None and backend not in BACKENDS:
+        errors.append(f"unknown backend '{backend}' (one of {', '.join(BACKENDS)})")
+    integer, finite = (_as_long, "an integer"), (_as_double, "a finite number")
+    warmup, runs = number("warmup", *integer), number("runs", *integer)
+    min_seconds, max_runs = number("min_seconds", *finite), number("max_runs", *integer)
+    max_seconds, threads, seed = number("max_seconds", *finite), number("threads", *integer), number("seed", *integer)
+    values = {"model_path": model_path, "run_id": run_id, "backend": backend, "warmup": warmup, "runs": runs,
+              "min_seconds": min_seconds, "max_runs": max_runs, "max_seconds": max_seconds, "threads": threads,
+              "seed": seed}
+    for key in sorted(extras):
+        if key not in KNOWN and not key.startswith(("android.", "com.android.")):
+            errors.append(f"unknown extra '{key}'")
+    checks = [(warmup, lambda x: 0 <= x <= INT_MAX, f"warmup must be >= 0, got {warmup}"),
+              (runs, lambda x: 1 <= x <= INT_MAX, f"runs must be >= 1, got {runs}"),
+              (max_runs, lambda x: 1 <= x <= INT_MAX, f"max_runs must be >= 1, got {max_runs}")]
+    for value, ok, message in checks:
+        if value is not None and not ok(value):
+            errors.append(message)
+    if runs is not None and max_runs is not None and max_runs < runs:
+        errors.append(f"max_runs {max_runs} below runs {runs}")
+    for value, ok, message in [(threads, lambda x: 1 <= x <= 1024, f"threads must be in 1..1024, got {threads}"),
+                               (min_seconds, lambda x: x >= 0, f"min_seconds must be >= 0, got {min_seconds}"),
+                               (max_seconds, lambda x: x > 0, f"max_seconds must be > 0, got {max_seconds}"),
+                               (seed, lambda x: x >= 0, f"seed must be >= 0, got {seed}")]:
+        if value is not None and not ok(value):
+            errors.append(message)
+    if errors:
+        raise ArgsError("; ".join(errors), report_path, values)
+    settings = {k: values[k] for k in ("warmup", "runs", "min_seconds", "max_runs", "max_seconds", "threads",
+                                       "backend", "seed")}
+    return BenchRequest(model_path, report_path, run_id, settings)

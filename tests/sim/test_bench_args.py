@@ -1,0 +1,71 @@
+"""The simulated app parses intent extras exactly as the real app's BenchArgs (android-app core):
+these cases mirror android-app/core/src/test/kotlin/org/nnlite/bench/core/BenchArgsTest.kt."""
+
+from __future__ import annotations
+
+import pytest
+
+from nnlite_tui.simdevice.bench_args import ArgsError, JavaLong, parse
+
+BASE = {"model_path": "/data/local/tmp/nnlite/m.tflite",
+        "report_path": "/sdcard/Android/data/org.nnlite.bench/files/reports/r.json", "run_id": "r1"}
+
+
+def bad(extras: dict) -> ArgsError:
+    with pytest.raises(ArgsError) as err:
+        parse(extras)
+    return err.value
+
+
+def test_defaults_are_the_protocols():
+    r = parse(BASE)
+    assert r.settings == {"warmup": 5, "runs": 50, "min_seconds": 1.0, "max_runs": 10_000, "max_seconds": 60.0,
+                          "threads": 1, "backend": "xnnpack", "seed": 0}
+    assert r.run_id == "r1"
+
+
+def test_typed_extras_as_am_start_sends_them():
+    r = parse({**BASE, "warmup": 2, "runs": 20, "min_seconds": 0.1, "max_runs": 100, "max_seconds": 5.0,
+               "threads": 4, "backend": "gpu", "seed": JavaLong(7)})
+    assert r.settings == {"warmup": 2, "runs": 20, "min_seconds": 0.1, "max_runs": 100, "max_seconds": 5.0,
+                          "threads": 4, "backend": "gpu", "seed": 7}
+
+
+def test_numbers_sent_as_strings_are_accepted():
+    r = parse({**BASE, "runs": "20", "min_seconds": "0.5", "backend": "cpu"})
+    assert (r.settings["runs"], r.settings["min_seconds"], r.settings["backend"]) == (20, 0.5, "cpu")
+
+
+def test_missing_model_path_still_knows_the_report_path():
+    e = bad({k: v for k, v in BASE.items() if k != "model_path"})
+    assert "missing model_path" in str(e)
+    assert e.report_path == BASE["report_path"] and e.values["model_path"] is None
+
+
+def test_non_numeric_runs_is_named_and_left_null():
+    e = bad({**BASE, "runs": "abc"})
+    assert "runs must be an integer, got 'abc'" in str(e)
+    assert e.values["runs"] is None and e.values["warmup"] == 5
+
+
+def test_unknown_backend_and_null_extras():
+    e = bad({**BASE, "backend": "tpu"})
+    assert "unknown backend 'tpu' (one of cpu, xnnpack, gpu, nnapi)" in str(e) and e.values["backend"] == "tpu"
+    assert "backend is null" in str(bad({**BASE, "backend": None}))
+    assert "runs must be an integer, got null" in str(bad({**BASE, "runs": None}))
+
+
+def test_typos_ranges_and_types():
+    assert "unknown extra 'warmups'" in str(bad({**BASE, "warmups": 3}))
+    assert "runs must be >= 1" in str(bad({**BASE, "runs": 0}))
+    assert "warmup must be >= 0" in str(bad({**BASE, "warmup": -1}))
+    assert "threads must be in 1..1024" in str(bad({**BASE, "threads": 0}))
+    assert "max_runs 10 below runs 20" in str(bad({**BASE, "runs": 20, "max_runs": 10}))
+    assert "min_seconds must be a finite number, got 'nan'" in str(bad({**BASE, "min_seconds": "nan"}))
+    assert "runs must be an integer, got 2.5 (Float)" in str(bad({**BASE, "runs": 2.5}))
+    assert "warmup must be an integer, got true (Boolean)" in str(bad({**BASE, "warmup": True}))
+    assert parse({**BASE, "android.intent.extra.REFERRER": "x"}).run_id == "r1"  # platform extras pass
+
+
+def test_without_report_path_the_error_cannot_be_reported_to_a_file():
+    assert bad({k: v for k, v in BASE.items() if k != "report_path"}).report_path is None
