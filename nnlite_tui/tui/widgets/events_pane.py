@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 
 from textual.containers import VerticalScroll
@@ -11,7 +12,7 @@ from textual.widgets import Static
 from nnlite_tui.core.events import DeviceState, Event, ModelStatus, Recovery, RunControl, RunFinished, RunStarted
 from nnlite_tui.tui.state import RunView
 
-SHOWN = 200
+SHOWN = 100  # newest events on screen; the whole history is in events.jsonl (nnlite status)
 SEVERITY_STYLE = {"info": "$text-muted", "warning": "$warning", "error": "$error"}
 
 
@@ -19,27 +20,37 @@ def clock_time(ts: float) -> str:
     return time.strftime("%H:%M:%S", time.localtime(ts))
 
 
-def describe(event: Event, now: float) -> tuple[str, str]:
-    """(severity, text) of one notable event."""
+def severity(event: Event) -> str:
+    if isinstance(event, Recovery):
+        return event.severity
+    if isinstance(event, ModelStatus):
+        return "error"
+    if isinstance(event, DeviceState):
+        return "warning"
+    return "info"
+
+
+def describe(event: Event, now: float) -> str:
+    """The text of one notable event."""
     if isinstance(event, Recovery):
         text = f"{event.action} {event.target}"
         if event.countdown_s is not None:
             left = event.countdown_s - (now - event.ts)
             text += f"  {left:.0f}s left" if left > 0 else "  done"
-        return event.severity, f"{text}  {event.detail}".rstrip()
+        return f"{text}  {event.detail}".rstrip()
     if isinstance(event, ModelStatus):
-        return "error", f"failed {event.model} (try {event.attempt}): {event.error or ''}".rstrip(": ")
+        return f"failed {event.model} (try {event.attempt}): {event.error or ''}".rstrip(": ")
     if isinstance(event, DeviceState):
-        return "warning", f"device {event.serial} {event.state} {event.detail}".rstrip()
+        return f"device {event.serial} {event.state} {event.detail}".rstrip()
     if isinstance(event, RunControl):
-        return "info", f"operator: {event.action.replace('_', ' ')} {event.model or ''}".rstrip()
+        return f"operator: {event.action.replace('_', ' ')} {event.model or ''}".rstrip()
     if isinstance(event, RunStarted):
         word = "resumed" if event.resumed else "started"
-        return "info", f"run {word}: {len(event.models)} models on {', '.join(event.devices) or '-'}"
+        return f"run {word}: {len(event.models)} models on {', '.join(event.devices) or '-'}"
     if isinstance(event, RunFinished):
-        counts = " ".join(f"{k} {v}" for k, v in sorted(event.counts.items()))
-        return "info", f"run {'stopped' if event.stopped else 'finished'} in {event.seconds:.0f}s: {counts}"
-    return "info", type(event).__name__
+        counts = " ".join(f"{k} {v}" for k, v in sorted(event.counts.items()) if v)
+        return f"run {'stopped' if event.stopped else 'finished'} in {event.seconds:.0f}s: {counts}"
+    return type(event).__name__
 
 
 class EventsPane(VerticalScroll):
@@ -47,6 +58,7 @@ class EventsPane(VerticalScroll):
         super().__init__(**kwargs)
         self.view = view
         self.body = Static(id="events-body")
+        self._lines: dict[int, tuple[Event, Content]] = {}
 
     def compose(self):
         yield self.body
@@ -55,6 +67,20 @@ class EventsPane(VerticalScroll):
         self.border_title = "Events"
         self.set_interval(1.0, self.tick)
         self.refresh_events()
+
+    def line(self, event: Event, now: float) -> Content:
+        """One event's line; cached unless it has a countdown to run down."""
+        key = id(event)
+        cached = self._lines.get(key)
+        if cached is not None and cached[0] is event:
+            return cached[1]
+        style = SEVERITY_STYLE.get(severity(event), "$foreground")
+        line = Content.assemble((clock_time(event.ts), "dim"), " ", (describe(event, now), style))
+        if not (isinstance(event, Recovery) and event.countdown_s):
+            self._lines[key] = (event, line)
+            if len(self._lines) > 4 * SHOWN:
+                self._lines.clear()  # events fell out of view.notable; cheap to rebuild the visible ones
+        return line
 
     def tick(self) -> None:
         """Cool-down countdowns run down between events."""
@@ -65,11 +91,7 @@ class EventsPane(VerticalScroll):
 
     def refresh_events(self) -> None:
         now = self.view.clock()
-        lines = []
-        for event in list(self.view.notable)[:SHOWN]:
-            severity, text = describe(event, now)
-            style = SEVERITY_STYLE.get(severity, "$foreground")
-            lines.append(Content.assemble((clock_time(event.ts), "dim"), " ", (text, style)))
-        errors = sum(1 for e in self.view.notable if describe(e, now)[0] == "error")
+        lines = [self.line(event, now) for event in itertools.islice(self.view.notable, SHOWN)]
+        errors = sum(1 for e in self.view.notable if severity(e) == "error")
         self.border_title = f"Events {len(self.view.notable)}" + (f"  errors {errors}" if errors else "")
         self.body.update(Content("\n").join(lines) if lines else Content.from_markup("[dim]no events yet[/]"))

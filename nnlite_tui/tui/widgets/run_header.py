@@ -29,6 +29,7 @@ class RunHeader(Static):
         super().__init__(**kwargs)
         self.view = view
         self.mode = mode  # "local" | "attached"
+        self._word = ""
 
     def on_mount(self) -> None:
         self.update_from_view()
@@ -47,8 +48,11 @@ class RunHeader(Static):
     def update_from_view(self) -> None:
         view = self.view
         word = self.state_word()
-        for name in ("running", "paused", "stopping", "finished", "stopped", "starting"):
-            self.set_class(word.lower() == name, f"-{name}")
+        if word != self._word:  # a class change restyles the header; only on a change of state
+            if self._word:
+                self.remove_class(f"-{self._word.lower()}")
+            self.add_class(f"-{word.lower()}")
+            self._word = word
         counts = view.counts()
         total = len(view.models)
         done, failed, skipped = counts["done"], counts["failed"], counts["skipped"]
