@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 
 import click
 
@@ -48,16 +49,18 @@ def sim_device(port, adb_port, profile, serial_name, boot_seconds, faults_spec, 
     sim = SimDevice(config)
 
     async def main() -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):  # stop cleanly: close transports, remove the sandbox
+            loop.add_signal_handler(sig, sim.request_stop)
         task = asyncio.create_task(sim.serve())
         while sim.port is None and not task.done():
             await asyncio.sleep(0.01)
         if sim.port is not None:
             how = (f"registering as {sim.serial} with the adb server on port {sim.adb_server_port}"
                    if config.register else f"run: adb connect 127.0.0.1:{sim.port}")
-            click.echo(f"sim-device {profile} listening on 127.0.0.1:{sim.port}; {how}", err=True)
+            click.echo(f"sim-device {profile} listening on 127.0.0.1:{sim.port} (files in {sim.fs.root}); {how}",
+                       err=True)
         await task
 
-    try:
-        asyncio.run(main())
-    except KeyboardInterrupt:
-        click.echo("sim-device stopped", err=True)
+    asyncio.run(main())
+    click.echo("sim-device stopped", err=True)
