@@ -161,3 +161,12 @@ def test_reboot_via_adb_and_api(sim_device_factory, adb_server):
     sim.reboot()
     adb_server.wait_state(sim.serial, None, timeout=5)
     adb_server.wait_state(sim.serial, "device", timeout=10)
+
+
+@pytest.mark.parametrize("spec, gone_state", [("offline_after=1s,offline_for=1.5s", "offline"),
+                                               ("reboot_after=1s", None)])
+def test_timed_faults_from_spec(sim_device_factory, adb_server, spec, gone_state):
+    sim = sim_device_factory(faults=spec)
+    adb_server.wait_state(sim.serial, gone_state, timeout=5)
+    adb_server.wait_state(sim.serial, "device", timeout=10)
+    sim.wait_phase("ready", timeout=10)
