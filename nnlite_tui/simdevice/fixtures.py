@@ -209,6 +209,8 @@ litert_torch.convert(m.eval(), (torch.randn(1, 3, 16, 16),)).export(sys.argv[1])
 @pytest.fixture(scope="session")
 def tiny_tflite(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("model") / "tiny.tflite"
-    subprocess.run([sys.executable, "-c", TINY_MODEL, str(path)], check=True, capture_output=True, timeout=300,
-                   env={**os.environ, "LITERT_TORCH_SHOW_PROGRESS": "n"})
+    done = subprocess.run([sys.executable, "-c", TINY_MODEL, str(path)], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "LITERT_TORCH_SHOW_PROGRESS": "n"})
+    if done.returncode != 0:
+        raise RuntimeError(f"converting the tiny test model failed:\n{done.stderr[-2000:]}")
     return path

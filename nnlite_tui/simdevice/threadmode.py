@@ -6,6 +6,7 @@ Every method here may be called from any thread: it hops onto the device's event
 from __future__ import annotations
 
 import asyncio
+import shutil
 import threading
 import time
 from typing import TYPE_CHECKING
@@ -80,10 +81,13 @@ class ThreadMode:
         self.call(self.faults.clear)
 
     def stop(self, timeout: float = 10.0) -> None:
+        """Stop serving and remove the temp sandbox (also for a device that was never started)."""
         if self.loop is not None and self._stop is not None and self._thread is not None:
             if self._thread.is_alive():
                 self.loop.call_soon_threadsafe(self._stop.set)
             self._thread.join(timeout)
+        elif self._thread is None and self._own_root:
+            shutil.rmtree(self.fs.root, ignore_errors=True)
 
     def __enter__(self) -> "SimDevice":
         return self.start()

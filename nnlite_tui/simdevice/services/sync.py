@@ -8,6 +8,7 @@ requested because the device does not advertise stat_v2/ls_v2/sendrecv_v2.
 
 from __future__ import annotations
 
+import io
 import os
 import struct
 from typing import TYPE_CHECKING
@@ -124,17 +125,19 @@ async def _recv(device: "SimDevice", stream: Stream, path: str) -> None:
     norm = fs.normalize(path)
     try:
         if norm in fs.generated:
-            data = fs.read_bytes(norm)
-            chunks = [data[i:i + SYNC_DATA_MAX] for i in range(0, len(data), SYNC_DATA_MAX)]
-            for chunk in chunks:
-                await stream.write(b"DATA" + struct.pack("<I", len(chunk)) + chunk)
+            source = io.BytesIO(fs.read_bytes(norm))
         else:
-            host = fs.resolve(norm)
-            with open(host, "rb") as fh:
-                while chunk := fh.read(SYNC_DATA_MAX):
-                    await stream.write(b"DATA" + struct.pack("<I", len(chunk)) + chunk)
+            source = open(fs.resolve(norm), "rb")
     except OSError as exc:
         await stream.write(_fail(f"remote object '{path}' does not exist" if isinstance(exc, FileNotFoundError)
                                  else f"{exc.strerror}"))
         return
-    await stream.write(b"DONE" + b"\0" * 4)
+    with source:
+        # Several DATA frames per WRTE: one host round trip per max payload, not per 64 KiB.
+        batch = bytearray()
+        while chunk := source.read(SYNC_DATA_MAX):
+            batch += b"DATA" + struct.pack("<I", len(chunk)) + chunk
+            if len(batch) >= stream.conn.max_payload:
+                await stream.write(bytes(batch))
+                batch.clear()
+        await stream.write(bytes(batch) + b"DONE" + b"\0" * 4)
