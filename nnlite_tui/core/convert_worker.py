@@ -131,7 +131,8 @@ def _nhwc_wrapper(model):
             self.inner = inner
 
         def forward(self, x):
-            return self.inner(x.permute(0, 3, 1, 2))
+            # contiguous(): models that .view() their activations need NCHW strides, as in eager mode
+            return self.inner(x.permute(0, 3, 1, 2).contiguous())
 
     return ChannelsLastInput(model).eval()
 

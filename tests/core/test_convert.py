@@ -158,3 +158,10 @@ def test_convert_cli_missing_path_is_a_usage_error(tmp_path):
                           str(tmp_path / "o")], capture_output=True, text=True, timeout=60)
     assert out.returncode == 2
     assert str(tmp_path / "nope") in out.stderr
+
+
+def test_channels_last_input_keeps_view_based_models_working(converter, tmp_path):
+    spec = discover([str(FIXTURES / "view_flatten.py")])[0]
+    result = converter.convert(spec, tmp_path / "view.tflite")
+    assert result["ok"], result
+    assert result["tflite_input_shape"] == [1, 32, 32, 3]
