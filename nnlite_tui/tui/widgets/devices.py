@@ -42,12 +42,16 @@ class DeviceCard(Static):
         super().__init__(**kwargs)
         self.state = state
         self.border_title = state.serial
+        self._height = -1
 
     def show(self, state: DeviceState, now: float) -> None:
         self.state = state
         self.set_class(state.state == "booting", "-booting")
         self.set_class(state.state in ("lost", "offline"), "-trouble")
-        self.update(card_content(state, now))
+        content = card_content(state, now)
+        height = content.plain.count("\n")
+        self.update(content, layout=height != self._height)  # a layout pass re-renders the whole screen
+        self._height = height
 
 
 class DevicesPane(VerticalScroll):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import time
 
-from textual.containers import VerticalScroll
+from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
@@ -53,7 +53,12 @@ def describe(event: Event, now: float) -> str:
     return type(event).__name__
 
 
-class EventsPane(VerticalScroll):
+class EventsPane(Vertical):
+    """The newest events that fit; older ones are in events.jsonl (`nnlite status`).
+
+    The body has a fixed size, so an update repaints this pane alone (no layout pass).
+    """
+
     def __init__(self, view: RunView, **kwargs) -> None:
         super().__init__(**kwargs)
         self.view = view
@@ -94,4 +99,5 @@ class EventsPane(VerticalScroll):
         lines = [self.line(event, now) for event in itertools.islice(self.view.notable, SHOWN)]
         errors = sum(1 for e in self.view.notable if severity(e) == "error")
         self.border_title = f"Events {len(self.view.notable)}" + (f"  errors {errors}" if errors else "")
-        self.body.update(Content("\n").join(lines) if lines else Content.from_markup("[dim]no events yet[/]"))
+        content = Content("\n").join(lines) if lines else Content.styled("no events yet", "dim")
+        self.body.update(content, layout=False)

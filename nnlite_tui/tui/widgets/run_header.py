@@ -71,4 +71,5 @@ class RunHeader(Static):
             "   elapsed ", duration(view.elapsed()),
         )
         line2 = Content.assemble(("in flight: ", "dim"), in_flight, "   ", (source, "dim"))
-        self.update(Content("\n").join([line1, line2]))
+        # Two lines, always: no layout pass (a layout pass re-renders the whole screen).
+        self.update(Content("\n").join([line1, line2]), layout=False)
