@@ -22,7 +22,7 @@ from textual.worker import Worker, WorkerState
 from nnlite_tui.commands.options import ExitCode  # the CLI's exit codes: OK, INTERNAL, STOPPED
 from nnlite_tui.core.control import Control
 from nnlite_tui.core.events import Event, MultiReporter, Recovery, Reporter, RunControl
-from nnlite_tui.tui.attach import EventTail, RemoteControl
+from nnlite_tui.tui.attach import EventTail, RemoteControl, runner_pid
 from nnlite_tui.tui.messages import LogsPending, PipelineEvent, PipelineEvents
 from nnlite_tui.tui.reporter import TuiReporter
 from nnlite_tui.tui.screens.confirm import ConfirmQuit
@@ -30,9 +30,11 @@ from nnlite_tui.tui.screens.detail import ModelDetailScreen
 from nnlite_tui.tui.screens.help import HelpScreen
 from nnlite_tui.tui.screens.main import MainScreen
 from nnlite_tui.tui.state import RunView
+from nnlite_tui.tui.widgets.run_header import RunHeader
 from nnlite_tui.tui.themes import DEFAULT_THEME, load_themes
 
 STYLES = Path(__file__).parent / "styles"
+RUNNER_CHECK_SECONDS = 2.0
 QUIT_WAIT_SECONDS = 20.0  # for the pipeline to cancel its stages before its children are killed
 
 
@@ -91,6 +93,8 @@ class NnliteApp(App[int]):
         self.get_screen_main().show_all()  # events that arrived while the panes were mounting
         if self.tail is not None:
             self._follow_events()
+            self.check_runner()
+            self.set_interval(RUNNER_CHECK_SECONDS, self.check_runner)
         elif self.pipeline_factory is not None:
             self._run_pipeline()
 
@@ -103,6 +107,12 @@ class NnliteApp(App[int]):
                 self.pipeline.run(MultiReporter(self.reporter, *self.extra_reporters), self.control)
         finally:
             self.pipeline_done.set()
+
+    def check_runner(self) -> None:
+        alive = runner_pid(self.view.run_dir) is not None
+        if alive != self.view.runner_alive:
+            self.view.runner_alive = alive
+            self.get_screen_main().query_one(RunHeader).update_from_view()
 
     @work(thread=True, exclusive=True, group="attach", exit_on_error=False)
     def _follow_events(self) -> None:

@@ -58,6 +58,7 @@ class RunView:
         self.finished: RunFinished | None = None
         self.paused = False
         self.stopping = False
+        self.runner_alive: bool | None = None  # attached: does a process still own the run?
         self.last_in_flight: str | None = None
         self._terminal_at_start = 0
         self._completions: deque[float] = deque(maxlen=200)

@@ -100,3 +100,16 @@ async def test_attached_console_replays_pause_state_and_resume(tmp_path, runner)
         await pilot.press("p")
         assert ControlChannel(tmp_path).poll() == [("resume", None)]
         assert not app.view.paused
+
+
+async def test_attached_console_says_when_the_runner_is_gone(tmp_path, runner):
+    write_events(tmp_path / "events.jsonl", busy_run_events(FROZEN))
+    app = frozen_app(run_dir=str(tmp_path), attach=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(app.view.models) == 12)
+        header = app.screen.query_one(RunHeader)
+        assert app.view.runner_alive and "RUNNING" in str(header.render())
+        runner.kill()
+        runner.wait()
+        await wait_for(pilot, lambda: "NO RUNNER" in str(header.render()))
+        assert header.has_class("-no-runner")

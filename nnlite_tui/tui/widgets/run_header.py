@@ -39,6 +39,8 @@ class RunHeader(Static):
         view = self.view
         if view.finished is not None:
             return "STOPPED" if view.finished.stopped else "FINISHED"
+        if view.runner_alive is False:
+            return "NO RUNNER"
         if view.stopping:
             return "STOPPING"
         if view.paused:
@@ -50,8 +52,8 @@ class RunHeader(Static):
         word = self.state_word()
         if word != self._word:  # a class change restyles the header; only on a change of state
             if self._word:
-                self.remove_class(f"-{self._word.lower()}")
-            self.add_class(f"-{word.lower()}")
+                self.remove_class(f"-{self._word.lower().replace(' ', '-')}")
+            self.add_class(f"-{word.lower().replace(' ', '-')}")
             self._word = word
         counts = view.counts()
         total = len(view.models)
