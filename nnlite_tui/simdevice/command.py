@@ -51,7 +51,7 @@ def sim_device(port, adb_port, profile, serial_name, boot_seconds, faults_spec, 
     async def main() -> None:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):  # stop cleanly: close transports, remove the sandbox
-            loop.add_signal_handler(sig, sim.request_stop)
+            loop.add_signal_handler(sig, sim.request_stop, f"signal {sig.name}")
         task = asyncio.create_task(sim.serve())
         while sim.port is None and not task.done():
             await asyncio.sleep(0.01)

@@ -44,7 +44,7 @@ async def start_console(device: "SimDevice", port: int) -> asyncio.AbstractServe
                 elif cmd == "kill":
                     writer.write(b"OK: killing emulator, bye bye\r\n")
                     await writer.drain()
-                    device.loop.call_later(0.05, device.request_stop)
+                    device.loop.call_later(0.05, device.request_stop, "killed via the emulator console")
                     break
                 elif cmd == "help":
                     writer.write(b"Android console commands:\r\n    avd name\r\n    kill\r\n    ping\r\nOK\r\n")

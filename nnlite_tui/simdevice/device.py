@@ -88,8 +88,10 @@ class SimDevice(ThreadMode):
     def avd_name(self) -> str:
         return self.config.avd_name
 
-    def request_stop(self) -> None:
-        """Stop serving (on the loop): what the emulator console's `kill` does."""
+    def request_stop(self, reason: str = "stop requested") -> None:
+        """Stop serving (on the loop): what the emulator console's `kill` and SIGTERM do."""
+        self.stop_reason = self.stop_reason or reason
+        log.info("%s: stopping (%s)", self.serial, reason)
         if self._stop is not None:
             self._stop.set()
 

@@ -19,6 +19,7 @@ class ThreadMode:
     """Mixed into SimDevice; relies on its serve(), loop, boot, faults and fault methods."""
 
     _thread: threading.Thread | None = None
+    stop_reason: str | None = None  # why serving ended: stop(), the console's kill, a crash
 
     def start(self, wait_for: str | None = "ready", timeout: float = 30.0) -> "SimDevice":
         """Serve in a background thread; return once listening (and booted to `wait_for`)."""
@@ -37,10 +38,14 @@ class ThreadMode:
             asyncio.run(self.serve())
         except BaseException as exc:  # reported to start()'s caller; the thread has no one else to tell
             self._error = exc
+            self.stop_reason = f"crashed: {exc!r}"
             self._ready.set()
 
     def call(self, func, *args):
         """Run func(*args) on the device's loop and return its result (from any thread)."""
+        if self._thread is None or not self._thread.is_alive() or self.loop is None or self.loop.is_closed():
+            raise RuntimeError(f"simulated device {self.serial} is not running ({self.stop_reason or 'not started'})")
+
         async def run():
             return func(*args)
         return asyncio.run_coroutine_threadsafe(run(), self.loop).result(10)
@@ -84,6 +89,7 @@ class ThreadMode:
         """Stop serving and remove the temp sandbox (also for a device that was never started)."""
         if self.loop is not None and self._stop is not None and self._thread is not None:
             if self._thread.is_alive():
+                self.stop_reason = self.stop_reason or "stopped by stop()"
                 self.loop.call_soon_threadsafe(self._stop.set)
             self._thread.join(timeout)
         elif self._thread is None and self._own_root:

@@ -118,7 +118,9 @@ def test_emulator_console_avd_name_and_kill(sim_device_factory, adb_server):
     adb_server.run("-s", sim.serial, "emu", "kill")
     adb_server.wait_state(sim.serial, None, timeout=10)
     sim._thread.join(5)
-    assert not sim._thread.is_alive()
+    assert not sim._thread.is_alive() and sim.stop_reason == "killed via the emulator console"
+    with pytest.raises(RuntimeError, match="is not running .killed via the emulator console"):
+        sim.drop()
 
 
 def test_device_comes_back_after_the_adb_server_restarts(sim_device_factory):
