@@ -71,6 +71,10 @@ class Hardware:
                   f"power management:\n" for i in range(self.profile.cores)]
         return "\n".join(blocks).encode() + b"\n"
 
+    def loadavg(self) -> bytes:
+        one = 0.4 + (1.0 if self.busy() else 0.0) + self.heat() / 20
+        return f"{one:.2f} {one * 0.9:.2f} {one * 0.8:.2f} 2/1342 5678\n".encode()
+
     def zone_temp(self, idle_milli: int) -> bytes:
         return f"{idle_milli + int(self.heat() * 1000)}\n".encode()
 
@@ -91,6 +95,7 @@ class Hardware:
         fs.add_generated("/proc/cpuinfo", self.cpuinfo)
         fs.add_generated("/proc/version", lambda: b"Linux version 6.1.23-android14-4-00257-g7e35917775b8"
                                                   b" (build-user@build-host) #1 SMP PREEMPT\n")
+        fs.add_generated("/proc/loadavg", self.loadavg)
         fs.add_generated("/proc/uptime", lambda: f"{time.monotonic() - self.booted_at:.2f} 0.00\n".encode())
         for i, (kind, idle) in enumerate(self.profile.thermal_zones):
             base = f"/sys/class/thermal/thermal_zone{i}"

@@ -125,12 +125,22 @@ class Shell:
         return [text]
 
     def _glob(self, pattern: str) -> list[str]:
-        directory, base = posixpath.split(pattern)
-        host = self.device.fs.resolve(directory or ".", self.cwd)
-        if any(c in directory for c in "*?[") or not host.is_dir():
-            return []
-        names = sorted(p.name for p in host.iterdir() if fnmatch.fnmatchcase(p.name, base))
-        return [posixpath.join(directory, n) if directory else n for n in names]
+        """Expand a pattern component by component (`/sys/class/thermal/thermal_zone*/temp`)."""
+        absolute = pattern.startswith("/")
+        found = ["/" if absolute else ""]
+        for part in [p for p in pattern.split("/") if p]:
+            step = []
+            for base in found:
+                host = self.device.fs.resolve(base or ".", self.cwd)
+                if not any(c in part for c in "*?["):
+                    literal = _unescape(part)
+                    if (host / literal).exists():
+                        step.append(posixpath.join(base, literal))
+                elif host.is_dir():
+                    step += [posixpath.join(base, p.name) for p in sorted(host.iterdir())
+                             if fnmatch.fnmatchcase(p.name, part) and not p.name.startswith(".")]
+            found = step
+        return found
 
     async def _run_command(self, command: Command, stdin: bytes | None, sink: Sink) -> int:
         from nnlite_tui.simdevice.commands import lookup
@@ -185,3 +195,7 @@ class Shell:
 
 def _escape(text: str) -> str:
     return "".join(f"[{c}]" if c in "*?[" else c for c in text)
+
+
+def _unescape(text: str) -> str:
+    return text.replace("[*]", "*").replace("[?]", "?").replace("[[]", "[")

@@ -72,6 +72,12 @@ def test_files_and_globs(device):
     assert sh(device, "rm -rf /data/local/tmp/a /data/local/tmp/none; echo $?")[1] == "0\n"
     assert sh(device, "cd /data/local; pwd; ls")[1] == "/data/local\ntmp\n"
     assert sh(device, "ls -l /proc/meminfo")[1].startswith("-rw")
+    assert sh(device, "echo /sys/class/thermal/thermal_zone*/type")[1] == \
+        "/sys/class/thermal/thermal_zone0/type /sys/class/thermal/thermal_zone1/type\n"
+    assert sh(device, "cat /sys/devices/system/cpu/cpu*/cpufreq/cpuinfo_max_freq")[1] == "2200000\n2200000\n"
+    assert sh(device, "mkdir -p /data/local/tmp/m && chmod 755 /data/local/tmp/m && ls -l /data/local/tmp")[1] \
+        .startswith("drwxr-xr-x")
+    assert sh(device, "chmod 7x /data/local/tmp/m")[0] == 1
 
 
 def test_props_and_hardware_texts(device):
@@ -83,7 +89,9 @@ def test_props_and_hardware_texts(device):
     cpuinfo = sh(device, "cat /proc/cpuinfo")[1]
     assert "vendor_id\t: GenuineIntel" in cpuinfo and cpuinfo.count("processor\t:") == 2
     assert sh(device, "ls /sys/class/thermal")[1] == "thermal_zone0\nthermal_zone1\n"
-    assert sh(device, "uname -m")[1] == "x86_64\n"
+    assert sh(device, "uname -m")[1] == "x86_64\n" and sh(device, "nproc")[1] == "2\n"
+    assert len(sh(device, "cat /proc/loadavg")[1].split()) == 5
+    assert sh(device, "pidof org.nnlite.bench")[0] == 1  # not running
     battery = sh(device, "dumpsys battery")[1]
     assert battery.startswith("Current Battery Service state:\n") and "  level: 100\n" in battery
 

@@ -210,3 +210,27 @@ async def cd(ctx: Ctx) -> int:
 async def pwd(ctx: Ctx) -> int:
     ctx.out(ctx.shell.cwd + "\n")
     return 0
+
+
+@command("chmod")
+async def chmod(ctx: Ctx) -> int:
+    flags, args = _split_flags(ctx.argv)
+    if len(args) < 2 or not all(c in "01234567" for c in args[0]):
+        ctx.err("chmod: only octal modes are simulated: chmod [-R] MODE FILE...\n")
+        return 1
+    mode, status = int(args[0], 8), 0
+    for path in args[1:]:
+        host = ctx.fs.resolve(path, ctx.shell.cwd)
+        if not host.exists():
+            ctx.err(f"chmod: {path}: No such file or directory\n")
+            status = 1
+            continue
+        targets = [host] + (list(host.rglob("*")) if "R" in flags and host.is_dir() else [])
+        for target in targets:
+            target.chmod(mode)
+    return status
+
+
+@command("chown", "chgrp", "restorecon", "sync")
+async def no_op(ctx: Ctx) -> int:
+    return 0

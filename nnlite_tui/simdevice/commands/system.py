@@ -138,3 +138,28 @@ async def settings(ctx: Ctx) -> int:
         ctx.err("usage: settings [get|put] NAMESPACE KEY [VALUE]\n")
         return 1
     return 0
+
+
+@command("nproc")
+async def nproc(ctx: Ctx) -> int:
+    ctx.out(f"{ctx.device.profile.cores}\n")
+    return 0
+
+
+@command("pidof")
+async def pidof(ctx: Ctx) -> int:
+    """The benchmark app is the only process the simulator models; it has pid 4321 while it runs."""
+    from nnlite_tui.simdevice.app import PACKAGE
+
+    if PACKAGE in ctx.argv[1:] and ctx.device.app.running:
+        ctx.out("4321\n")
+        return 0
+    return 1
+
+
+@command("df")
+async def df(ctx: Ctx) -> int:
+    ctx.out("Filesystem     1K-blocks    Used Available Use% Mounted on\n"
+            "/dev/block/dm-5  6082144 2178456   3887304  36% /data\n"
+            "/dev/fuse        6082144 2178456   3887304  36% /storage/emulated\n")
+    return 0
