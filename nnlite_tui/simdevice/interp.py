@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from nnlite_tui.simdevice.device import SimDevice
 
 Sink = Callable[[int, bytes], None]
+RESERVED = {"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac",
+            "function", "(", ")", "{", "}", "[["}
 
 
 class ExitShell(Exception):
@@ -184,6 +186,9 @@ class Shell:
             name = posixpath.basename(name)
         if name == "toybox" and len(argv) > 1:
             argv, name = argv[1:], argv[1]
+        if name in RESERVED:
+            routed(2, f"/system/bin/sh: '{name}' is not supported by the simulated shell\n".encode())
+            return 2
         func = lookup(name)
         if func is None:
             routed(2, f"/system/bin/sh: {argv[0]}: inaccessible or not found\n".encode())

@@ -1,6 +1,8 @@
 """A small POSIX sh parser: lists (`;`, `&&`, `||`, newline), pipelines, quoting, `$?`/`$VAR`,
 globs and redirections (`>`, `>>`, `<`, `2>`, `2>&1`, `>&2`).
 
+Not simulated (an honest error, exit 2): command substitution, `if`/`for`/`while`/`case`, subshells.
+
 Words keep their pieces so that expansion happens at run time (`$?` changes between commands):
 a word is a list of (kind, text) with kind "lit" (quoted, no glob), "bare" (unquoted, globbed)
 or "var" (a variable name).
@@ -51,6 +53,11 @@ def _read_var(text: str, i: int) -> tuple[str, int]:
     return text[i:j], j
 
 
+def _refuse_substitution(text: str, i: int) -> None:
+    if text[i] == "`" or text.startswith("$(", i):
+        raise ShellSyntaxError("command substitution is not supported by the simulated shell")
+
+
 def tokenize(text: str) -> list[object]:
     """Return a list of Words and operator strings."""
     tokens: list[object] = []
@@ -72,6 +79,7 @@ def tokenize(text: str) -> list[object]:
         word: Word = []
         while i < n and text[i] not in " \t\r\n;&|<>":
             c = text[i]
+            _refuse_substitution(text, i)
             if c == "'":
                 end = text.find("'", i + 1)
                 if end < 0:
@@ -88,6 +96,7 @@ def tokenize(text: str) -> list[object]:
                     if c == '"':
                         i += 1
                         break
+                    _refuse_substitution(text, i)
                     if c == "\\" and i + 1 < n and text[i + 1] in '$`"\\\n':
                         buf += text[i + 1]
                         i += 2

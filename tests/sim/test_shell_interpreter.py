@@ -102,6 +102,14 @@ def test_arm_profile_cpuinfo(tmp_path):
     assert "CPU implementer\t: 0x41" in text and "Features\t: fp asimd" in text and "Hardware\t: ranchu" in text
 
 
+def test_unsupported_constructs_fail_loudly(device):
+    status, output, _ = sh(device, "while true; do sleep 1; done")
+    assert status == 2 and "'while' is not supported by the simulated shell" in output
+    status, output, _ = sh(device, "echo $(getprop sys.boot_completed)")
+    assert status == 2 and "command substitution is not supported" in output
+    assert sh(device, "echo '$(x) `' \\$(y)")[1] == "$(x) ` $(y)\n"  # quoted or escaped: plain text
+
+
 @pytest.mark.parametrize("bad", ["echo 'open", "&& echo x", "echo x &&", "echo >"])
 def test_syntax_errors(device, bad):
     with pytest.raises(ShellSyntaxError):
