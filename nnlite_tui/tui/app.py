@@ -1,4 +1,5 @@
-"""The console app: wiring of panes, pipeline worker, controls and themes.
+"""The console app: wiring of the main screen, the event sources (pipeline worker or attached
+run), the operator's actions (actions.py) and themes.
 
 `make_app()` is the one factory used by `nnlite tui`, `nnlite run` on a terminal, and the tests.
 The pipeline runs in a thread worker and reaches the UI only through TuiReporter messages; the UI
@@ -13,21 +14,18 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from textual import on, work
-from textual.app import App, SystemCommand
+from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable
 from textual.worker import Worker, WorkerState
 
 from nnlite_tui.commands.options import ExitCode  # the CLI's exit codes: OK, INTERNAL, STOPPED
 from nnlite_tui.core.control import Control
-from nnlite_tui.core.events import Event, MultiReporter, Recovery, Reporter, RunControl
+from nnlite_tui.core.events import Event, MultiReporter, Recovery, Reporter
+from nnlite_tui.tui.actions import OperatorActions
 from nnlite_tui.tui.attach import EventTail, RemoteControl, runner_pid
 from nnlite_tui.tui.messages import LogsPending, PipelineEvent, PipelineEvents
 from nnlite_tui.tui.reporter import TuiReporter
-from nnlite_tui.tui.screens.confirm import ConfirmQuit
-from nnlite_tui.tui.screens.detail import ModelDetailScreen
-from nnlite_tui.tui.screens.help import HelpScreen
 from nnlite_tui.tui.screens.main import MainScreen
 from nnlite_tui.tui.state import RunView
 from nnlite_tui.tui.widgets.run_header import RunHeader
@@ -35,10 +33,10 @@ from nnlite_tui.tui.themes import DEFAULT_THEME, load_themes
 
 STYLES = Path(__file__).parent / "styles"
 RUNNER_CHECK_SECONDS = 2.0
-QUIT_WAIT_SECONDS = 20.0  # for the pipeline to cancel its stages before its children are killed
+UNMOUNT_WAIT_SECONDS = 5.0
 
 
-class NnliteApp(App[int]):
+class NnliteApp(OperatorActions, App[int]):
     CSS_PATH = STYLES / "console.tcss"
     TITLE = "nnlite"
     BINDINGS = [
@@ -151,118 +149,14 @@ class NnliteApp(App[int]):
         elif event.state == WorkerState.SUCCESS and event.worker.group == "pipeline":
             self.notify("The run has ended.", timeout=10)
 
-    # --- controls out ---
-    def operator(self, action: str, model: str | None = None) -> None:
-        """Show the operator's command at once; the runner's echo of it is folded into the same line."""
-        self.fold([RunControl(action, model, ts=self.view.clock())])
-
-    def action_toggle_pause(self) -> None:
-        if self.view.paused:
-            self.control.resume()
-            self.operator("resume")
-        else:
-            self.control.pause()
-            self.operator("pause")
-
-    def action_skip_current(self) -> None:
-        in_flight = self.view.in_flight()
-        if not in_flight:
-            self.notify("No model in flight to skip.", severity="warning")
-            return
-        self.control.skip(None)
-        self.operator("skip", ", ".join(in_flight))
-
-    def action_skip_selected(self) -> None:
-        model = self.get_screen_main().selected_model()
-        if model:
-            self.control.skip(model)
-            self.operator("skip", model)
-
-    def action_retry_selected(self) -> None:
-        model = self.get_screen_main().selected_model()
-        if model:
-            self.control.retry(model)
-            self.operator("retry", model)
-
-    def action_stop_after_current(self) -> None:
-        self.control.request_stop(now=False)
-        self.operator("stop_after_current")
-
-    def action_help(self) -> None:
-        self.push_screen(HelpScreen())
-
-    def action_detail(self, model: str | None = None) -> None:
-        model = model or self.get_screen_main().selected_model()
-        if model:
-            self.push_screen(ModelDetailScreen(self.view, model))
-
-    @on(DataTable.RowSelected, "#queue-table")
-    def _row_selected(self, event: DataTable.RowSelected) -> None:
-        self.action_detail(event.row_key.value)
-
-    def action_next_theme(self) -> None:
-        names = self.theme_names
-        self.theme = names[(names.index(self.theme) + 1) % len(names)] if self.theme in names else names[0]
-        self.notify(f"theme {self.theme}", timeout=2)
-
-    def action_quit(self) -> None:
-        running = self.pipeline_factory is not None and not self.pipeline_done.is_set() and not self.attach
-        if not running:
-            if self.pipeline_failed:
-                self.finish(ExitCode.INTERNAL)
-            else:
-                ended = self.view.finished is not None and not self.view.finished.stopped
-                self.finish(ExitCode.OK if ended or self.attach else ExitCode.STOPPED)
-            return
-        in_flight = self.view.in_flight()
-        if in_flight:
-            self.push_screen(ConfirmQuit(in_flight), callback=self._quit_answered)
-        else:
-            self._quit_answered(True)
-
-    def _quit_answered(self, confirmed: bool | None) -> None:
-        if confirmed:
-            self.notify("Stopping: ending child processes, the run stays resumable…", timeout=QUIT_WAIT_SECONDS)
-            self._stop_and_exit()
-
-    @work(thread=True, exclusive=True, group="quit", exit_on_error=False)
-    def _stop_and_exit(self) -> None:
-        """Stop now: the pipeline cancels its stages and ends its children on its way out of run().
-
-        shutdown() is called only if run() has not returned in time (or never started), so that
-        the child processes are stopped by one thread, not two at once.
-        """
-        try:
-            self.control.request_stop(now=True)
-            if not self.pipeline_done.wait(QUIT_WAIT_SECONDS) and self.pipeline is not None:
-                self.pipeline.shutdown()
-        finally:
-            self.call_from_thread(self.finish, ExitCode.STOPPED)
-
-    def finish(self, code: ExitCode) -> None:
-        self.exit(code, return_code=int(code))
-
     def on_unmount(self) -> None:
         if self.tail is not None:
             self.tail.stop.set()
         if not self.attach and not self.pipeline_done.is_set():
             # Closed without the quit action (e.g. the terminal went away): still stop child processes.
             self.control.request_stop(now=True)
-            if not self.pipeline_done.wait(5.0) and self.pipeline is not None:
+            if not self.pipeline_done.wait(UNMOUNT_WAIT_SECONDS) and self.pipeline is not None:
                 self.pipeline.shutdown()
-
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        yield SystemCommand("Pause / resume", "Pause the run, or resume it (p)", self.action_toggle_pause)
-        yield SystemCommand("Skip in-flight", "Skip the model(s) in flight (s)", self.action_skip_current)
-        yield SystemCommand("Skip selected", "Skip the model under the cursor (x)", self.action_skip_selected)
-        yield SystemCommand("Retry selected", "Retry the model under the cursor (r)", self.action_retry_selected)
-        yield SystemCommand("Stop after current", "Finish the models in flight, then stop (t)",
-                            self.action_stop_after_current)
-        yield SystemCommand("Model detail", "Report of the model under the cursor (enter)", self.action_detail)
-        yield SystemCommand("Help", "What every key does (?)", self.action_help)
-        yield SystemCommand("Next theme", "Cycle the nnlite colour themes (T)", self.action_next_theme)
-        yield SystemCommand("Quit console", "Quit; asks first while a model is in flight (q)", self.action_quit)
 
 
 def make_app(*, pipeline_factory: Callable[[], Any] | None = None, run_dir: str | None = None,

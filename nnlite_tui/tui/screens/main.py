@@ -9,7 +9,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import DataTable, Footer
 
 from nnlite_tui.core.events import (DeviceState, Event, ModelLog, ModelStatus, RunStarted, StageFinished,
                                     StageStarted)
@@ -82,6 +82,10 @@ class MainScreen(Screen):
 
     def selected_model(self) -> str | None:
         return self.query_one(ModelQueue).selected()
+
+    @on(DataTable.RowSelected, "#queue-table")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        self.app.action_detail(event.row_key.value)
 
     @on(ModelPicked)
     def _picked(self, message: ModelPicked) -> None:
