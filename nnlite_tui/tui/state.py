@@ -26,8 +26,10 @@ from nnlite_tui.core.events import (
 )
 
 IN_FLIGHT = ("converting", "benchmarking")
+ACTIVE = ("converting", "converted", "benchmarking")  # worked on in this session (not just reported)
 LOG_LINES_PER_MODEL = 500
 ECHO_SECONDS = 5.0
+RATE_WINDOW = 200  # completions
 
 
 @dataclass
@@ -42,6 +44,7 @@ class ModelRow:
     stage: str | None = None
     stages: dict[str, tuple[bool, float, str]] = field(default_factory=dict)
     updated: float = 0.0
+    active: bool = False
 
 
 class RunView:
@@ -60,8 +63,8 @@ class RunView:
         self.stopping = False
         self.runner_alive: bool | None = None  # attached: does a process still own the run?
         self.last_in_flight: str | None = None
-        self._terminal_at_start = 0
-        self._completions: deque[float] = deque(maxlen=200)
+        self.rate_since: float | None = None  # completions are counted from here
+        self._completions: deque[float] = deque(maxlen=RATE_WINDOW)
         self._last_control: tuple[str, str | None, float] | None = None
 
     # --- folding events ---
@@ -108,7 +111,7 @@ class RunView:
         self.paused = False  # a (re)started runner starts running
         for name in event.models:
             self.row(name)
-        self._terminal_at_start = sum(1 for r in self.models.values() if r.status in TERMINAL)
+        self.rate_since = event.ts
         self._completions.clear()
         self.notable.appendleft(event)
 
@@ -123,8 +126,9 @@ class RunView:
         row.error = event.error if event.status == "failed" else None
         if event.status in IN_FLIGHT:
             self.last_in_flight = event.model
-        if event.status in TERMINAL and not was_terminal:
+        if event.status in TERMINAL and not was_terminal and row.active:
             self._completions.append(event.ts)
+        row.active = event.status in ACTIVE
         if event.status == "failed":
             self.notable.appendleft(event)
 
@@ -158,12 +162,17 @@ class RunView:
         return max(0.0, end - self.started_at)
 
     def throughput_per_hour(self) -> float | None:
-        """Models finished per hour in this session (a resumed run's earlier models do not count)."""
-        done_here = sum(1 for r in self.models.values() if r.status in TERMINAL) - self._terminal_at_start
-        elapsed = self.elapsed()
-        if done_here <= 0 or elapsed < 1.0:
+        """Models finished per hour: over this session, or over the last RATE_WINDOW completions
+        once there are that many (the rate of a days-long run drifts). Models that were already
+        finished when the runner (re)started do not count."""
+        count = len(self._completions)
+        if count == 0 or self.rate_since is None:
             return None
-        return done_here * 3600.0 / elapsed
+        since = self.rate_since
+        if count == self._completions.maxlen:
+            since, count = self._completions[0], count - 1
+        span = (self.finished.ts if self.finished else self.clock()) - since
+        return count * 3600.0 / span if span >= 1.0 else None
 
     def eta_seconds(self) -> float | None:
         rate = self.throughput_per_hour()

@@ -86,6 +86,7 @@ def busy_run_events(now: float) -> list:
     finished = {"model_00": ("done", 1.82), "model_01": ("done", 3.41), "model_02": ("failed", None),
                 "model_03": ("done", 0.57), "model_04": ("skipped", None)}
     for i, (name, (status, median)) in enumerate(finished.items()):
+        events.append(ModelStatus(name, "converting", attempt=1, ts=t0 + 60 * i + 5))
         events.append(ModelStatus(name, status, attempt=2 if status == "failed" else 1, device="host",
                                   median_ms=median, ts=t0 + 60 * (i + 1),
                                   error="convert: TorchExportError: unsupported op aten::grid_sampler" if

@@ -1,0 +1,39 @@
+"""RunView: the console's fold of pipeline events (no Textual needed)."""
+
+from nnlite_tui.core.events import ModelStatus, RunControl, RunFinished, RunStarted
+from nnlite_tui.tui.state import RATE_WINDOW, RunView
+
+
+def test_models_finished_before_a_resume_do_not_count_toward_throughput():
+    now = [1000.0]
+    view = RunView(lambda: now[0])
+    view.apply_all([RunStarted("r", ("a", "b", "c"), ("host",), resumed=True, ts=0.0),
+                    ModelStatus("a", "done", attempt=1, ts=0.1),  # the runner reports the stored state
+                    ModelStatus("b", "converting", attempt=1, ts=1.0),
+                    ModelStatus("b", "done", attempt=1, ts=1800.0)])
+    now[0] = 3600.0
+    assert view.throughput_per_hour() == 1.0
+    assert view.eta_seconds() == 3600.0  # c is left, at one an hour
+    view.apply(RunFinished({"done": 2}, 1800.0, ts=3600.0))
+    assert view.eta_seconds() is None
+
+
+def test_throughput_of_a_long_run_is_over_the_last_completions():
+    view = RunView(lambda: 7_000.0)  # just after the last completion
+    names = [f"m{i}" for i in range(RATE_WINDOW + 50)]
+    view.apply(RunStarted("r", tuple(names), ("host",), ts=0.0))
+    for i, name in enumerate(names):  # slow at first (100 s each), then fast (10 s each)
+        t = 100.0 * i if i < 50 else 5000.0 + 10.0 * (i - 50)
+        view.apply_all([ModelStatus(name, "converting", ts=t), ModelStatus(name, "done", ts=t + 1)])
+    rate = view.throughput_per_hour()
+    assert 300 < rate < 400  # the recent pace (~360/h), not the session average
+
+
+def test_operator_command_and_runner_echo_show_once_and_set_paused():
+    view = RunView(lambda: 50.0)
+    view.apply_all([RunControl("pause", ts=1.0), RunControl("pause", ts=2.0)])
+    assert view.paused and sum(isinstance(e, RunControl) for e in view.notable) == 1
+    view.apply_all([RunControl("skip", "m1, m2", ts=3.0), RunControl("skip", None, ts=3.1)])
+    assert [e.action for e in view.notable if isinstance(e, RunControl)] == ["skip", "pause"]
+    view.apply(RunControl("resume"))
+    assert not view.paused
