@@ -63,6 +63,15 @@ def bench_report(job: dict, req: BenchRequest) -> dict:
     return _envelope(job, result, fallback)
 
 
+def internal_report(job: dict, req: BenchRequest, exc: Exception) -> dict:
+    s = req.settings
+    report = {"valid": False, "error_stage": "internal", "error_type": f"{type(exc).__module__}.{type(exc).__name__}",
+              "error_message": (str(exc).strip().splitlines() or [type(exc).__name__])[0], "run_id": req.run_id,
+              "model_path": req.model_path, "backend_requested": s["backend"], "backend_used": None,
+              **{k: s[k] for k in ("threads", "warmup", "runs", "min_seconds", "seed")}}
+    return _envelope(job, report, None)
+
+
 def write_report(path: str, report: dict, truncate: bool) -> None:
     data = (json.dumps(report, indent=1) + "\n").encode()
     os.makedirs(os.path.dirname(path), exist_ok=True)  # the app creates missing parents
@@ -92,7 +101,13 @@ def run(job: dict) -> None:
         s = req.settings
         log("I", f"START run_id={req.run_id} model={req.model_path} backend={s['backend']} threads={s['threads']} "
                  f"warmup={s['warmup']} runs={s['runs']}")
-        report, report_path = bench_report(job, req), req.report_path
+        report_path = req.report_path
+        try:
+            report = bench_report(job, req)
+        except Exception as exc:  # the protocol's "internal" stage: a report that says so, not silence
+            log("E", f"ERROR stage=internal type={type(exc).__module__}.{type(exc).__name__} message={exc} "
+                     f"report={report_path}")
+            report = internal_report(job, req, exc)
     if not job["report_writable"]:
         log("E", f"REPORT_WRITE_FAILED report={report_path} type=java.io.FileNotFoundException "
                  f"message={report_path}: open failed: EACCES (Permission denied)")

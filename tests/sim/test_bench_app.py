@@ -203,3 +203,17 @@ def _alive(pid: int) -> bool:
             return fh.read().split(")")[-1].split()[0] != "Z"
     except FileNotFoundError:  # reaped between the two checks
         return False
+
+
+def test_an_unexpected_error_still_ends_in_an_internal_report(validate):
+    from nnlite_tui.simdevice.app import device_block
+    from nnlite_tui.simdevice.bench_args import parse
+    from nnlite_tui.simdevice.bench_worker import internal_report
+    from nnlite_tui.simdevice.profiles import get_profile
+
+    job = {"app_version": "0.1.0", "started_at_ms": 1, "device": device_block(get_profile("emu-x86_64").props)}
+    req = parse({"model_path": MODEL, "report_path": f"{REPORTS_DIR}/i.json", "run_id": "i"})
+    r = internal_report(job, req, MemoryError("no memory left\nsecond line"))
+    validate(r)
+    assert (r["error_stage"], r["error_type"], r["error_message"]) == ("internal", "builtins.MemoryError",
+                                                                      "no memory left")
