@@ -18,7 +18,7 @@ import click
 @click.option("--list-themes", is_flag=True, help="List the available themes and exit.")
 def tui(run_dir: Path | None, theme: str | None, list_themes: bool) -> None:
     """Open the control console on RUN_DIR: live while its runner is alive, else its recorded events."""
-    from nnlite_tui.tui.attach import EVENTS_FILE, runner_pid
+    from nnlite_tui.tui.attach import EVENTS_FILE, STATE_FILE, runner_pid
     from nnlite_tui.tui.themes import load_themes
 
     if list_themes:
@@ -34,10 +34,10 @@ def tui(run_dir: Path | None, theme: str | None, list_themes: bool) -> None:
     if not run_dir.is_dir():
         raise click.BadParameter(f"{run_dir} is not a directory", param_hint="RUN_DIR")
     pid = runner_pid(run_dir)
-    if pid is None and not (run_dir / EVENTS_FILE).exists():
-        raise click.ClickException(f"{run_dir} has no live runner (runner.pid) and no {EVENTS_FILE}")
+    if pid is None and not (run_dir / EVENTS_FILE).exists() and not (run_dir / STATE_FILE).exists():
+        raise click.ClickException(f"{run_dir} is not a run: no live runner (runner.pid), {EVENTS_FILE} or {STATE_FILE}")
     if pid is None:
-        click.echo(f"no live runner owns {run_dir}: showing its recorded events; "
+        click.echo(f"no live runner owns {run_dir}: showing what it recorded; "
                    "pause/skip/stop reach nobody until a runner resumes it", err=True)
 
     from nnlite_tui.tui.app import make_app

@@ -114,6 +114,9 @@ class NnliteApp(OperatorActions, App[int]):
 
     @work(thread=True, exclusive=True, group="attach", exit_on_error=False)
     def _follow_events(self) -> None:
+        first, from_snapshot = self.tail.start()
+        if from_snapshot:
+            self.post_message(PipelineEvents(first, from_snapshot=True))
         self.tail.follow()
 
     def fold(self, events: Iterable[Event]) -> None:
@@ -132,6 +135,8 @@ class NnliteApp(OperatorActions, App[int]):
     @on(PipelineEvents)
     def _events(self, message: PipelineEvents) -> None:
         self.fold(message.events)
+        if message.from_snapshot:  # models finished before now were not seen finishing: rate from now
+            self.view.rate_since = self.view.clock()
 
     @on(LogsPending)
     def _logs(self, message: LogsPending) -> None:

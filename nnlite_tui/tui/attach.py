@@ -16,12 +16,15 @@ from typing import Callable
 import psutil
 
 from nnlite_tui.core.control import ControlChannel
-from nnlite_tui.core.events import Event, event_from_dict
+from nnlite_tui.core.events import Event, ModelStatus, RunStarted, event_from_dict
 
 EVENTS_FILE = "events.jsonl"
 PID_FILE = "runner.pid"
+STATE_FILE = "state.json"
 POLL_SECONDS = 0.2
-MAX_BATCH = 2000  # events per message, so replaying a days-long log keeps the UI responsive
+MAX_BATCH = 2000  # events per message, so replaying a long log keeps the UI responsive
+FULL_REPLAY_BYTES = 8 << 20  # a longer log is not replayed: the store says where each model is
+TAIL_BYTES = 1 << 20  # the end of a long log: recent recoveries, device states, logs
 
 
 def runner_pid(run_dir: str | os.PathLike) -> int | None:
@@ -48,6 +51,39 @@ class EventTail:
         self.offset = 0
         self.bad_lines = 0
 
+    def start(self) -> tuple[list[Event], bool]:
+        """What to show first: (events, from_snapshot).
+
+        A log up to FULL_REPLAY_BYTES is replayed whole by follow(). A longer one (a run of days),
+        or none (a run started from a console), gives way to the store's snapshot of every model
+        plus the events at the end of the log; follow() then goes on from the end.
+        """
+        size = self.path.stat().st_size if self.path.exists() else 0
+        if 0 < size <= FULL_REPLAY_BYTES or not Path(self.path.parent, STATE_FILE).exists():
+            return [], False
+        self.offset = size
+        tail = self._parse(self._read_range(max(0, size - TAIL_BYTES), size, whole_lines_only=size > TAIL_BYTES))
+        return snapshot_events(self.path.parent, tail), True
+
+    def _read_range(self, start: int, end: int, whole_lines_only: bool) -> bytes:
+        with open(self.path, "rb") as f:
+            f.seek(start)
+            data = f.read(end - start)
+        if whole_lines_only:  # the first line was cut by the seek
+            data = data[data.find(b"\n") + 1:]
+        return data[:data.rfind(b"\n") + 1]
+
+    def _parse(self, data: bytes) -> list[Event]:
+        events = []
+        for raw in data.splitlines():
+            if not raw.strip():
+                continue
+            try:
+                events.append(event_from_dict(json.loads(raw)))
+            except (json.JSONDecodeError, ValueError, TypeError):
+                self.bad_lines += 1  # a line from a newer writer or a crash; the rest of the log still counts
+        return events
+
     def read_new(self) -> list[Event]:
         """Whole lines appended since the last call; a partial last line waits for the next call."""
         try:
@@ -58,24 +94,37 @@ class EventTail:
             return []
         end = data.rfind(b"\n") + 1
         self.offset += end
-        events = []
-        for raw in data[:end].splitlines():
-            if not raw.strip():
-                continue
-            try:
-                events.append(event_from_dict(json.loads(raw)))
-            except (json.JSONDecodeError, ValueError, TypeError):
-                self.bad_lines += 1  # a line from a newer writer or a crash; the rest of the log still counts
-        return events
+        return self._parse(data[:end])
 
     def follow(self) -> None:
-        """Run until `stop` is set (from a thread worker)."""
+        """Deliver new lines until `stop` is set (from a thread worker)."""
         while not self.stop.is_set():
             events = self.read_new()
             for i in range(0, len(events), MAX_BATCH):
                 self.deliver(events[i:i + MAX_BATCH])
             if not events:
                 self.stop.wait(POLL_SECONDS)
+
+
+def snapshot_events(run_dir: Path, tail: list[Event]) -> list[Event]:
+    """The run as events: its last start, every model's stored state, then what the tail adds."""
+    from nnlite_tui.core.store import load_snapshot  # tinydb: only when there is a store to read
+
+    config, records = load_snapshot(run_dir)
+    starts = [i for i, e in enumerate(tail) if isinstance(e, RunStarted)]
+    recent = tail[starts[-1] + 1:] if starts else tail
+    names = tuple(r["name"] for r in records)
+    devices = tuple((config or {}).get("devices") or ())
+    first = tail[starts[-1]] if starts else RunStarted(str(run_dir), names, devices, resumed=True)
+    events: list[Event] = [RunStarted(first.run_dir, names, first.devices or devices, first.resumed, ts=first.ts)]
+    for r in records:
+        err = r.get("error")
+        error = f"{err.get('stage')}: {err.get('type')}: {err.get('message')}" if isinstance(err, dict) else None
+        events.append(ModelStatus(r["name"], r.get("status", "queued"), attempt=r.get("attempts") or 0,
+                                  device=r.get("device"), median_ms=r.get("median_ms"), error=error))
+    # The store is newer than any status in the tail; everything else in the tail is kept.
+    events += [e for e in recent if not isinstance(e, ModelStatus)]
+    return events
 
 
 class RemoteControl:

@@ -21,11 +21,12 @@ class PipelineEvent(Message):
 
 
 class PipelineEvents(Message):
-    """Many events at once: an attached run's event log, read in chunks."""
+    """Many events at once: an attached run's event log, read in chunks (or rebuilt from its store)."""
 
-    def __init__(self, events: Sequence[Event]) -> None:
+    def __init__(self, events: Sequence[Event], from_snapshot: bool = False) -> None:
         super().__init__()
         self.events = list(events)
+        self.from_snapshot = from_snapshot
 
 
 class LogsPending(Message):

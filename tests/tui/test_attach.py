@@ -113,3 +113,32 @@ async def test_attached_console_says_when_the_runner_is_gone(tmp_path, runner):
         runner.wait()
         await wait_for(pilot, lambda: "NO RUNNER" in str(header.render()))
         assert header.has_class("-no-runner")
+
+
+async def test_a_long_log_gives_way_to_the_store_snapshot_and_its_tail(tmp_path, runner, monkeypatch):
+    from nnlite_tui.core import store as store_module
+    from nnlite_tui.core.events import DeviceState, Recovery, RunStarted
+    from nnlite_tui.tui import attach
+
+    monkeypatch.setattr(attach, "FULL_REPLAY_BYTES", 2000)
+    monkeypatch.setattr(attach, "TAIL_BYTES", 1000)
+    names = ("a", "b", "c")
+    with store_module.RunStore(tmp_path / "state.json", flush_interval=0) as store:
+        store.set_config({"devices": ["host"]})
+        store.add_models([{"name": n} for n in names])
+        store.transition("a", "done", attempts=1, median_ms=2.5)
+        store.transition("b", "failed", attempts=3, error={"stage": "convert", "type": "E", "message": "boom"})
+    # an old, long history (statuses that the store has since overtaken), then the current run's start
+    old = [ModelStatus("a", "converting", attempt=1) for _ in range(60)]
+    write_events(tmp_path / "events.jsonl", [*old, RunStarted(str(tmp_path), names, ("host",), resumed=True),
+                                             ModelStatus("a", "converting"), DeviceState("host", "busy", model="c"),
+                                             Recovery("cool-down", "host", countdown_s=30.0)])
+    app = frozen_app(run_dir=str(tmp_path), attach=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(app.view.models) == 3)
+        assert {n: r.status for n, r in app.view.models.items()} == {"a": "done", "b": "failed", "c": "queued"}
+        assert app.view.models["b"].error == "convert: E: boom" and app.view.models["a"].median_ms == 2.5
+        assert app.view.devices["host"].model == "c"
+        assert "cool-down host" in str(app.screen.query_one("#events-body").render())
+        write_events(tmp_path / "events.jsonl", [ModelStatus("c", "converting", attempt=1)])
+        await wait_for(pilot, lambda: app.view.models["c"].status == "converting")
