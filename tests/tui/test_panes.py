@@ -57,6 +57,8 @@ async def test_queue_filters_by_status_and_name_and_sorts():
         assert [r[0] for r in table_rows(app)] == ["model_11"]
         await pilot.press("enter")  # leaves the filter box for the table
         assert app.focused is app.screen.query_one(ModelQueue).table
+        await pilot.press("slash", "escape")  # so does Escape
+        assert app.focused is app.screen.query_one(ModelQueue).table
         app.screen.query_one("#name-filter").value = ""
         await pilot.pause()
         await pilot.press("o")  # sort by status

@@ -80,6 +80,7 @@ class ModelQueue(Vertical):
         Binding("slash", "focus_filter", "Filter", show=False),
         Binding("f", "cycle_status", "Status filter", show=False),
         Binding("o", "cycle_sort", "Sort", show=False),
+        Binding("escape", "focus_table", "Back to the table", show=False),  # from the name filter
     ]
 
     def __init__(self, view: RunView, **kwargs) -> None:
@@ -205,6 +206,9 @@ class ModelQueue(Vertical):
 
     def action_focus_filter(self) -> None:
         self.query_one("#name-filter", Input).focus()
+
+    def action_focus_table(self) -> None:
+        self.table.focus()
 
     def action_cycle_status(self) -> None:
         order = [None, *STATUSES]
