@@ -89,3 +89,16 @@ def test_app_crashing_every_time_ends_failed_after_the_cap_with_recovery(sim_dev
     assert ("reconnect", bad.serial) in actions  # the escalation reached the device itself
     final = {e.model: e.status for e in rec.of(ModelStatus)}
     assert final == {"mnist_lenet": "failed", "plain_cnn": "failed"}
+
+
+def test_device_that_hangs_am_start_fails_its_models_without_re_exec(sim_device_factory, tmp_path, monkeypatch):
+    sim = sim_device_factory(faults="hang_shell=am start")
+    outcome, rec, reports, records = run(tmp_path / "hang", [sim.serial], monkeypatch, allow_reexec=True)
+    assert not outcome.stopped and not outcome.reexec
+    assert {n: r["status"] for n, r in records.items()} == {"mnist_lenet": "failed", "plain_cnn": "failed"}
+    errors = [r["devices"][sim.serial]["error"] for r in records.values()]
+    assert all(e["stage"] == "device:timeout" and "am start" in e["message"] for e in errors)
+    assert sorted(r["devices"][sim.serial]["attempts"] for r in records.values())[-1] >= 2
+    actions = [e.action for e in rec.of(Recovery) if e.target == sim.serial]
+    assert "reconnect" in actions and "restart" in actions and "re-exec" not in actions
+    assert "not retried" in " ".join(e["message"] for e in errors)

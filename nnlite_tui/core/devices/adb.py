@@ -33,7 +33,7 @@ class AdbDevice:
                  reconnect_timeout_s: float = RECONNECT_TIMEOUT_S):
         self.serial = serial
         self.apk = apk
-        self.timeouts = timeouts or Timeouts()
+        self.timeouts = timeouts or Timeouts.from_env()
         self.boot_timeout_s = boot_timeout_s
         self.reconnect_timeout_s = reconnect_timeout_s
         self.link = Link(serial, shell_timeout_s=self.timeouts.shell_s)
@@ -41,6 +41,10 @@ class AdbDevice:
         self.app: dict[str, Any] | None = None  # what ensure_app did, once per prepare
         self._info: dict[str, Any] | None = None
         self._closed = threading.Event()
+        # Set once recovery reached the last level this device owns (recover(2)); cleared by a good
+        # benchmark. While set, faults are not retried: a device that still fails after reconnect and
+        # restart is this device's problem, not a reason to climb to re-exec the whole run.
+        self.exhausted = False
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.serial!r})"
@@ -84,13 +88,19 @@ class AdbDevice:
         if self.app is None:  # prepare() failed earlier, or a recovery found the app gone
             self.app = adb_app.ensure_app(self.link, self.apk, self.timeouts)
         try:
-            return adb_app.run_benchmark(self.link, tflite_path, settings, run_id, self.timeouts, cancel)
+            result = adb_app.run_benchmark(self.link, tflite_path, settings, run_id, self.timeouts, cancel)
         except DeviceError as err:
             if err.kind == "launch":
                 self.app = None  # "Activity class does not exist": check and reinstall next time
+            if err.transient and self.exhausted:
+                raise DeviceError(f"{err} [still failing after reconnect and restart: not retried]",
+                                  kind=err.kind, transient=False) from err
             raise
+        self.exhausted = False
+        return result
 
     def recover(self, level: int, reporter: Reporter) -> bool:
+        self.exhausted = level >= 2
         if level >= 2 and adb_link.owns_server():
             reporter.emit(Recovery(action="restart-adb-server", target=self.serial,
                                    detail=f"restarting the adb server we started (port {adb_link.server_port()})"))
@@ -149,6 +159,10 @@ def resolve(name: str, cfg) -> list[AdbDevice]:
     from nnlite_tui.core.devices.registry import DeviceSpecError
 
     apk = getattr(cfg, "apk", None)
+    try:
+        Timeouts.from_env()
+    except ValueError as exc:
+        raise DeviceSpecError(str(exc)) from exc
     if name.startswith("emulator:"):
         from nnlite_tui.core.devices.emulator import EmulatorDevice
 

@@ -43,6 +43,19 @@ class Timeouts:
     poll_s: float = 0.25
     logcat_every_s: float = 1.5
 
+    @classmethod
+    def from_env(cls) -> "Timeouts":
+        """Defaults, overridden by $NNLITE_ADB_TIMEOUTS, e.g. `launch_s=60,report_base_s=120` (slow devices)."""
+        out = cls()
+        for item in filter(None, (os.environ.get("NNLITE_ADB_TIMEOUTS") or "").split(",")):
+            key, _, value = item.partition("=")
+            key = key.strip()
+            if key not in cls.__dataclass_fields__:
+                raise ValueError(f"NNLITE_ADB_TIMEOUTS: unknown key {key!r} (known: "
+                                 f"{', '.join(cls.__dataclass_fields__)})")
+            setattr(out, key, float(value))
+        return out
+
     def report_deadline(self, settings: BenchSettings) -> float:
         return self.report_s if self.report_s is not None else self.report_base_s + 1.25 * settings.max_seconds
 

@@ -257,6 +257,7 @@ class EmulatorDevice(AdbDevice):
             return super().recover(level, reporter)
         reporter.emit(Recovery(action="restart-emulator", target=self.serial,
                                detail=f"restarting AVD {self.avd} (pid {self.proc.pid}, started by us)"))
+        self.exhausted = True
         stop(self.serial, self.proc.pid, self.proc)
         self.start(reporter)
         self.wait_ready(reporter, self.boot_timeout_s, started=self.started_at)
