@@ -63,6 +63,7 @@ class RunView:
         self.stopping = False
         self.runner_alive: bool | None = None  # attached: does a process still own the run?
         self.last_in_flight: str | None = None
+        self.flying: dict[str, float] = {}  # models in flight -> when they got there
         self.rate_since: float | None = None  # completions are counted from here
         self._completions: deque[float] = deque(maxlen=RATE_WINDOW)
         self._last_control: tuple[str, str | None, float] | None = None
@@ -126,6 +127,9 @@ class RunView:
         row.error = event.error if event.status == "failed" else None
         if event.status in IN_FLIGHT:
             self.last_in_flight = event.model
+            self.flying[event.model] = event.ts
+        else:
+            self.flying.pop(event.model, None)
         if event.status in TERMINAL and not was_terminal and row.active:
             self._completions.append(event.ts)
         row.active = event.status in ACTIVE
@@ -153,7 +157,13 @@ class RunView:
         return Counter(row.status for row in self.models.values())
 
     def in_flight(self) -> list[str]:
-        return [row.name for row in self.models.values() if row.status in IN_FLIGHT]
+        return sorted(self.flying, key=lambda name: self.models[name].order)
+
+    def followed(self) -> str | None:
+        """The model whose log to follow: the latest to go in flight that still is, else the last one."""
+        if self.last_in_flight in self.flying or not self.flying:
+            return self.last_in_flight
+        return max(self.flying, key=self.flying.__getitem__)
 
     def elapsed(self) -> float:
         if self.started_at is None:

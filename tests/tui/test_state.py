@@ -37,3 +37,14 @@ def test_operator_command_and_runner_echo_show_once_and_set_paused():
     assert [e.action for e in view.notable if isinstance(e, RunControl)] == ["skip", "pause"]
     view.apply(RunControl("resume"))
     assert not view.paused
+
+
+def test_the_log_follows_the_latest_model_still_in_flight():
+    view = RunView(lambda: 0.0)
+    view.apply_all([RunStarted("r", ("a", "b", "c"), ("host",), ts=0.0),
+                    ModelStatus("a", "benchmarking", ts=1.0), ModelStatus("b", "converting", ts=2.0)])
+    assert view.followed() == "b" and view.in_flight() == ["a", "b"]
+    view.apply(ModelStatus("b", "converted", ts=3.0))  # waits for the device: a is the one working
+    assert view.followed() == "a"
+    view.apply(ModelStatus("a", "done", ts=4.0))
+    assert view.followed() == "b" and view.in_flight() == []  # nothing in flight: the last one stays

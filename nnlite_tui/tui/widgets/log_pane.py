@@ -22,7 +22,7 @@ class LogPane(Log):
 
     @property
     def target(self) -> str | None:
-        return self.picked or self.view.last_in_flight
+        return self.picked or self.view.followed()
 
     def pick(self, model: str | None) -> None:
         self.picked = model
