@@ -48,7 +48,7 @@ def run(out: Path, devices: list[str], monkeypatch, **kw):
 def test_two_simulators_every_model_on_both_and_one_booting_mid_run(sim_device_factory, tmp_path, monkeypatch):
     a = sim_device_factory(profile="emu-arm64")
     b = sim_device_factory(profile="emu-x86_64", boot_seconds=4.0, wait="offline")  # still booting
-    outcome, rec, reports, records = run(tmp_path / "r2", ["all"], monkeypatch)
+    outcome, rec, reports, records = run(tmp_path / "r2", ["all"], monkeypatch, cooldown_temp=80.0)
     assert not outcome.stopped
     assert {n: r["status"] for n, r in records.items()} == {"mnist_lenet": "done", "plain_cnn": "done"}
     got = sorted((r["model_name"], r["device"]["serial"]) for r in reports)
@@ -63,6 +63,8 @@ def test_two_simulators_every_model_on_both_and_one_booting_mid_run(sim_device_f
         assert report["device"]["cpu"]["cpu_cores"] == sim.profile.cores
         assert report["total_ram_kb"] == sim.profile.mem_total_kb
         assert report["state_before"]["max_temperature_c"] is not None
+        cooldown = report["benchmark"]["cooldown"]  # --cooldown-temp reads the device's thermal zones
+        assert cooldown["threshold_c"] == 80.0 and cooldown["reached"] and 25.0 < cooldown["start_c"] < 80.0
         assert report["benchmark"]["device_report_path"].endswith(report["benchmark"]["run_id"] + ".json")
     boot = [e for e in rec.of(DeviceState) if e.serial == b.serial and e.phase]
     assert [e.phase for e in boot][-1] == "ready" and {"booting", "booted"} & {e.phase for e in boot}
