@@ -18,6 +18,7 @@ from typing import Any
 
 from nnlite_tui.core.bench import BenchSettings
 from nnlite_tui.core.devices.adb_link import Link
+from nnlite_tui.core.devices.apk import ApkError, ApkInfo, read_apk_info
 from nnlite_tui.core.devices.base import DeviceError
 
 PACKAGE = "org.nnlite.bench"
@@ -72,12 +73,10 @@ def find_apk(option: str | None) -> Path | None:
     return DEFAULT_APK if DEFAULT_APK.is_file() else None
 
 
-def apk_manifest(path: Path):
-    from nnlite_tui.simdevice.apk import ApkError, read_apk  # the one AXML reader in the repo
-
+def apk_manifest(path: Path) -> ApkInfo:
     try:
-        manifest = read_apk(path.read_bytes())
-    except (ApkError, OSError) as exc:
+        manifest = read_apk_info(str(path))
+    except ApkError as exc:
         raise DeviceError(f"{path}: not a usable APK ({exc})", kind="install", transient=False) from exc
     if manifest.package != PACKAGE:
         raise DeviceError(f"{path} is {manifest.package}, not the benchmark app {PACKAGE}", kind="install",
