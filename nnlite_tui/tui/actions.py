@@ -120,6 +120,12 @@ class OperatorActions:
         yield SystemCommand("Stop after current", "Finish the models in flight, then stop (t)",
                             self.action_stop_after_current)
         yield SystemCommand("Model detail", "Report of the model under the cursor (enter)", self.action_detail)
+        queue = self.get_screen_main().query_one("#queue")
+        yield SystemCommand("Filter by name", "Type part of a model's name (/)", queue.action_focus_filter)
+        yield SystemCommand("Filter by status", "Next status filter (f)", queue.action_cycle_status)
+        yield SystemCommand("Sort models", "Next sort order (o)", queue.action_cycle_sort)
+        yield SystemCommand("Follow in-flight log", "The log pane follows the model in flight (esc)",
+                            lambda: self.get_screen_main().pick_model(None))
         yield SystemCommand("Help", "What every key does (?)", self.action_help)
         yield SystemCommand("Next theme", "Cycle the nnlite colour themes (T)", self.action_next_theme)
         yield SystemCommand("Quit console", "Quit; asks first while a model is in flight (q)", self.action_quit)

@@ -7,7 +7,8 @@ Every pane renders from this one view; the App only feeds it events.
 from __future__ import annotations
 
 import time
-from collections import Counter, deque
+from pathlib import Path
+from collections import Counter, OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -28,6 +29,8 @@ from nnlite_tui.core.events import (
 IN_FLIGHT = ("converting", "benchmarking")
 ACTIVE = ("converting", "converted", "benchmarking")  # worked on in this session (not just reported)
 LOG_LINES_PER_MODEL = 500
+LOGS_KEPT = 64  # models whose log lines stay in memory
+LOG_FILE_TAIL_BYTES = 256 << 10
 ECHO_SECONDS = 5.0
 RATE_WINDOW = 200  # completions
 
@@ -55,7 +58,7 @@ class RunView:
         self.run_dir: str | None = None
         self.models: dict[str, ModelRow] = {}
         self.devices: dict[str, DeviceState] = {}
-        self.logs: dict[str, deque[str]] = {}
+        self.logs: OrderedDict[str, deque[str]] = OrderedDict()  # the LOGS_KEPT latest models' lines
         self.notable: deque[Event] = deque(maxlen=500)
         self.started_at: float | None = None
         self.finished: RunFinished | None = None
@@ -71,7 +74,7 @@ class RunView:
     # --- folding events ---
     def apply(self, event: Event) -> None:
         if isinstance(event, ModelLog):
-            self.logs.setdefault(event.model, deque(maxlen=LOG_LINES_PER_MODEL)).append(event.line)
+            self._log_of(event.model).append(event.line)
         elif isinstance(event, ModelStatus):
             self._on_status(event)
         elif isinstance(event, StageStarted):
@@ -97,6 +100,31 @@ class RunView:
     def apply_all(self, events: Iterable[Event]) -> None:
         for event in events:
             self.apply(event)
+
+    def _log_of(self, model: str) -> deque[str]:
+        lines = self.logs.get(model)
+        if lines is None:
+            lines = self.logs[model] = deque(maxlen=LOG_LINES_PER_MODEL)
+            if len(self.logs) > LOGS_KEPT:  # days of models would not fit in memory; their files stay
+                self.logs.popitem(last=False)
+        else:
+            self.logs.move_to_end(model)
+        return lines
+
+    def log_lines(self, model: str) -> list[str]:
+        """A model's latest log lines: from memory, else the end of RUN_DIR/logs/<model>.log."""
+        if model in self.logs:
+            return list(self.logs[model])
+        if not self.run_dir:
+            return []
+        try:
+            with open(Path(self.run_dir, "logs", f"{model}.log"), "rb") as f:
+                f.seek(0, 2)
+                f.seek(max(0, f.tell() - LOG_FILE_TAIL_BYTES))
+                text = f.read().decode("utf-8", errors="replace")
+        except OSError:
+            return []
+        return text.splitlines()[-LOG_LINES_PER_MODEL:]
 
     def row(self, name: str) -> ModelRow:
         row = self.models.get(name)

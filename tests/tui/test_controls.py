@@ -130,7 +130,8 @@ async def test_help_screen_and_palette_commands_for_every_action():
         await pilot.press("escape")
         titles = {c.title for c in app.get_system_commands(app.screen)}
         for title in ("Pause / resume", "Skip in-flight", "Skip selected", "Retry selected", "Stop after current",
-                      "Model detail", "Help", "Next theme", "Quit console"):
+                      "Model detail", "Help", "Next theme", "Quit console", "Filter by name", "Filter by status",
+                      "Sort models", "Follow in-flight log"):
             assert title in titles
 
 

@@ -48,3 +48,21 @@ def test_the_log_follows_the_latest_model_still_in_flight():
     assert view.followed() == "a"
     view.apply(ModelStatus("a", "done", ts=4.0))
     assert view.followed() == "b" and view.in_flight() == []  # nothing in flight: the last one stays
+
+
+def test_logs_stay_bounded_and_older_ones_come_from_the_run_directory(tmp_path):
+    from nnlite_tui.core.events import ModelLog
+    from nnlite_tui.tui.state import LOG_LINES_PER_MODEL, LOGS_KEPT
+
+    view = RunView(lambda: 0.0)
+    view.run_dir = str(tmp_path)
+    for i in range(LOGS_KEPT + 10):
+        for j in range(LOG_LINES_PER_MODEL + 5):
+            view.apply(ModelLog(f"m{i}", "convert", f"line {j}"))
+    assert len(view.logs) == LOGS_KEPT and "m0" not in view.logs
+    assert view.log_lines(f"m{LOGS_KEPT + 9}")[-1] == f"line {LOG_LINES_PER_MODEL + 4}"
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "m0.log").write_text("".join(f"file line {j}\n" for j in range(1000)))
+    lines = view.log_lines("m0")
+    assert len(lines) == LOG_LINES_PER_MODEL and lines[-1] == "file line 999"
+    assert view.log_lines("never-ran") == []

@@ -89,4 +89,8 @@ class MainScreen(Screen):
 
     @on(ModelPicked)
     def _picked(self, message: ModelPicked) -> None:
-        self.query_one(LogPane).pick(message.model)
+        self.pick_model(message.model)
+
+    def pick_model(self, model: str | None) -> None:
+        """Show `model`'s log, or follow the model in flight (None)."""
+        self.query_one(LogPane).pick(model)

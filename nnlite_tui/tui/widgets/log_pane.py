@@ -35,7 +35,7 @@ class LogPane(Log):
             self.clear()
             self.shown = target
             if target is not None:
-                self.write_lines(list(self.view.logs.get(target, ())))
+                self.write_lines(self.view.log_lines(target))
             self.update_title()
         elif target is not None and new_lines and target in new_lines:
             self.write_lines(new_lines[target])

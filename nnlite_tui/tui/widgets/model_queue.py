@@ -158,7 +158,8 @@ class ModelQueue(Vertical):
     def schedule_rebuild(self) -> None:
         if not self._rebuild_pending:
             self._rebuild_pending = True
-            self.set_timer(0.3, self.rebuild)
+            # A rebuild costs ~40 ms per 1000 rows: big queues are re-filtered/re-sorted less often.
+            self.set_timer(max(0.3, len(self.view.models) / 1000), self.rebuild)
 
     def update_models(self, names: set[str]) -> None:
         """Refresh the rows of `names` in place; rebuild when a row enters or leaves the filter."""
