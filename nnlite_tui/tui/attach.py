@@ -62,7 +62,7 @@ class EventTail:
         if 0 < size <= FULL_REPLAY_BYTES or not Path(self.path.parent, STATE_FILE).exists():
             return [], False
         self.offset = size
-        tail = self._parse(self._read_range(max(0, size - TAIL_BYTES), size, whole_lines_only=size > TAIL_BYTES))
+        tail = self._parse(self._read_range(max(0, size - TAIL_BYTES), size, size > TAIL_BYTES)) if size else []
         return snapshot_events(self.path.parent, tail), True
 
     def _read_range(self, start: int, end: int, whole_lines_only: bool) -> bytes:

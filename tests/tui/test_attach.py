@@ -142,3 +142,17 @@ async def test_a_long_log_gives_way_to_the_store_snapshot_and_its_tail(tmp_path,
         assert "cool-down host" in str(app.screen.query_one("#events-body").render())
         write_events(tmp_path / "events.jsonl", [ModelStatus("c", "converting", attempt=1)])
         await wait_for(pilot, lambda: app.view.models["c"].status == "converting")
+
+
+async def test_a_run_without_an_event_log_is_shown_from_its_store(tmp_path):
+    from nnlite_tui.core import store as store_module
+
+    with store_module.RunStore(tmp_path / "state.json", flush_interval=0) as store:
+        store.add_models([{"name": n} for n in ("a", "b")])
+        store.transition("a", "done", attempts=1, median_ms=1.5)
+    app = frozen_app(run_dir=str(tmp_path), attach=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(app.view.models) == 2)
+        assert app.view.models["a"].status == "done" and app.view.models["b"].status == "queued"
+        assert "NO RUNNER" in str(app.screen.query_one(RunHeader).render())
+        assert "crashed" not in str(app.screen.query_one("#events-body").render())
