@@ -66,6 +66,7 @@ class Pipeline:
         self._shared_q: queue.Queue[str] = queue.Queue()
         self._slots = threading.Semaphore(max(1, cfg.lookahead + len(self.devices)))
         self._holding: set[str] = set()  # models holding a lookahead slot
+        self._active: set[str] = set()  # models in a stage right now (converting or benchmarking)
         self._cancel: dict[str, threading.Event] = {}
         self._open: set[str] = set()  # models not yet terminal in this run
         self._done_event = threading.Event()
@@ -145,7 +146,16 @@ class Pipeline:
                     return
             with self._lock:
                 self._holding.add(name)
-            self._convert_one(name)
+                if control.stopping:  # asked to stop while we waited: leave it queued for the next run
+                    self._holding.discard(name)
+                    self._slots.release()
+                    return
+                self._active.add(name)
+            try:
+                self._convert_one(name)
+            finally:
+                with self._lock:
+                    self._active.discard(name)
 
     def _convert_one(self, name: str) -> None:
         control = self._control
@@ -234,14 +244,18 @@ class Pipeline:
                 except queue.Empty:
                     continue
             if name is None:
-                if control.stopping and not self._any_converting():
+                if control.stopping:
                     return
                 continue
-            benchmark_on(self, device, name)
-
-    def _any_converting(self) -> bool:
-        with self._lock:
-            return bool(self._holding) or bool(self._pending)
+            if control.stopping:  # stop after current: a model that only waits is redone next run
+                return
+            with self._lock:
+                self._active.add(name)
+            try:
+                benchmark_on(self, device, name)
+            finally:
+                with self._lock:
+                    self._active.discard(name)
 
     def device_result(self, name: str, serial: str, result: dict[str, Any]) -> None:
         """Record one device's terminal result for a model; finish the model when all targets are."""
@@ -372,11 +386,11 @@ class Pipeline:
 
     def _in_flight(self) -> bool:
         with self._lock:
-            return bool(self._holding)
+            return bool(self._active)
 
     def _apply_skips(self, control: Control) -> None:
         with self._lock:
-            flight = list(self._holding)
+            flight = list(self._active)
         skip_all = control.take_skip_current()
         for name in flight:
             if skip_all or control.should_skip(name):
