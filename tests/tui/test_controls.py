@@ -16,7 +16,7 @@ from .scripted import ScriptedPipeline, busy_run_events
 SIZE = (160, 48)
 
 
-async def wait_for(pilot, condition, tries=200):
+async def wait_for(pilot, condition, tries=500):  # 10 s and more: CI machines are slow
     for _ in range(tries):
         if condition():
             return
