@@ -145,6 +145,7 @@ class _Worker:
         self.process = None
         self.conn = None
         self.jobs = 0
+        self._kill_lock = threading.Lock()  # kill() may come from a shutdown while a stop is under way
 
     @property
     def alive(self) -> bool:
@@ -179,7 +180,9 @@ class _Worker:
             raise RuntimeError(f"conversion worker died while starting (exit code {code})") from exc
 
     def kill(self) -> None:
-        proc = self.process
+        with self._kill_lock:
+            proc, conn = self.process, self.conn
+            self.process = self.conn = None
         if proc is None:
             return
         if proc.poll() is None:
@@ -188,19 +191,18 @@ class _Worker:
             except ProcessLookupError:
                 pass  # it exited between poll() and killpg(): nothing left to kill
         proc.wait()
-        if self.conn is not None:
-            self.conn.close()
-        self.process = None
-        self.conn = None
+        if conn is not None:
+            conn.close()
 
     def stop(self) -> None:
-        if self.alive and self.conn is not None:
+        proc, conn = self.process, self.conn
+        if proc is not None and conn is not None and proc.poll() is None:
             try:
-                self.conn.send(None)
+                conn.send(None)
             except (BrokenPipeError, OSError):
                 pass  # the worker already went away; kill() below reaps it
             try:
-                self.process.wait(1)
+                proc.wait(1)
             except subprocess.TimeoutExpired:
                 pass  # it did not leave on request; kill() below ends it
         self.kill()
@@ -263,6 +265,7 @@ class Converter:
         for w in self._all:
             self._idle.put(w)
         self._closed = False
+        self._close_lock = threading.Lock()
 
     def prestart(self) -> None:
         """Start the workers in the background so their heavy import overlaps other work."""
@@ -316,9 +319,10 @@ class Converter:
         return {**result, "cached": False, "key": key, "model": spec.name}
 
     def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
         for w in self._all:
             w.stop()
 
