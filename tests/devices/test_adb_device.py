@@ -43,10 +43,15 @@ def test_all_without_adb_devices_falls_back_to_the_host(adb_server, capsys):
 def test_prepare_installs_once_and_upgrades_on_a_new_version_code(sim_device_factory, make_device, tmp_path,
                                                                   monkeypatch):
     sim = sim_device_factory()
+    stale = [sim.host_path(f"{MODELS_DIR}/0123abcd.tflite"), sim.host_path(f"{REPORTS_DIR}/old-run.json")]
+    for path in stale:  # what a host process that died mid-benchmark leaves behind
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"x")
     device = make_device(sim.serial)
     rec = RecordingReporter()
     device.prepare(rec)
     assert device.app["action"] == "installed" and sim.packages[PACKAGE].version_code == 1
+    assert not any(p.exists() for p in stale)
     installed_at = sim.packages[PACKAGE].last_update
     device.prepare(rec)
     assert device.app["action"] == "up-to-date"

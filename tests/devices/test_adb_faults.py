@@ -9,17 +9,19 @@ import time
 import pytest
 
 from nnlite_tui.core.bench import BenchSettings
+from nnlite_tui.core.devices.adb_app import Timeouts
 from nnlite_tui.core.devices.base import DeviceError
 from nnlite_tui.core.events import DeviceState, RecordingReporter
+from tests.devices.conftest import HANG_TIMEOUTS
 
 SMALL = BenchSettings(warmup=1, runs=5, min_seconds=0.0)
 
 
 @pytest.fixture
 def ready(sim_device_factory, make_device):
-    def make(**sim_kw):
+    def make(device_kw=None, **sim_kw):
         sim = sim_device_factory(**sim_kw)
-        device = make_device(sim.serial)
+        device = make_device(sim.serial, **(device_kw or {}))
         device.prepare(RecordingReporter())
         return sim, device
     return make
@@ -45,7 +47,7 @@ def test_app_crash_is_seen_in_logcat_before_the_deadline(ready, tiny_tflite):
 
 
 def test_hung_am_start_times_out_and_the_retry_works(ready, tiny_tflite):
-    sim, device = ready()
+    sim, device = ready(device_kw={"timeouts": Timeouts(**HANG_TIMEOUTS)})
     sim.hang_shell("am start")
     t0 = time.monotonic()
     with pytest.raises(DeviceError) as err:
@@ -92,3 +94,17 @@ def test_boot_deadline_is_a_transient_offline_error(sim_device_factory, make_dev
     with pytest.raises(DeviceError) as err:
         device.prepare(RecordingReporter())
     assert err.value.kind == "offline" and err.value.transient and "not ready after 1.5 s" in str(err.value)
+
+
+def test_info_and_snapshot_of_a_vanished_device_say_so_instead_of_raising(ready, make_device, adb_server):
+    sim, device = ready()
+    fresh = make_device(sim.serial)  # never prepared: nothing cached
+    serial = sim.serial
+    sim.stop()
+    adb_server.wait_state(serial, None)
+    snap = device.snapshot()
+    assert snap["max_temperature_c"] is None and snap["memory"]["available_ram_kb"] is None
+    assert serial in snap["error"]
+    assert device.info()["model"] == "sdk_gphone64_arm64"  # read while it was there
+    info = fresh.info()
+    assert info["serial"] == serial and info["model"] is None and info["emulator"] is None and info["error"]

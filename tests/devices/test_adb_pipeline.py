@@ -15,18 +15,18 @@ from nnlite_tui.core.events import DeviceState, ModelStatus, RecordingReporter, 
 from nnlite_tui.core.pipeline import build_pipeline
 from nnlite_tui.core.store import load_snapshot
 from tests.conftest import REPO
-from tests.devices.conftest import FAST_TIMEOUTS
+from tests.devices.conftest import FAST_TIMEOUTS, HANG_TIMEOUTS
 
 SAMPLES = [REPO / "sample_models" / "mnist_lenet.py", REPO / "sample_models" / "plain_cnn.py"]
 SMALL = BenchSettings(warmup=1, runs=5, min_seconds=0.0)
 
 
-def run(out: Path, devices: list[str], monkeypatch, **kw):
+def run(out: Path, devices: list[str], monkeypatch, timeouts=FAST_TIMEOUTS, **kw):
     # Short deadlines for every AdbDevice the registry makes (the CLI's defaults are minutes).
     original = adb_mod.AdbDevice.__init__
 
     def fast_init(self, serial, **dkw):
-        dkw.setdefault("timeouts", Timeouts(**FAST_TIMEOUTS))
+        dkw.setdefault("timeouts", Timeouts(**timeouts))
         dkw.setdefault("boot_timeout_s", 30.0)
         dkw.setdefault("reconnect_timeout_s", 20.0)
         original(self, serial, **dkw)
@@ -95,7 +95,8 @@ def test_app_crashing_every_time_ends_failed_after_the_cap_with_recovery(sim_dev
 
 def test_device_that_hangs_am_start_fails_its_models_without_re_exec(sim_device_factory, tmp_path, monkeypatch):
     sim = sim_device_factory(faults="hang_shell=am start")
-    outcome, rec, reports, records = run(tmp_path / "hang", [sim.serial], monkeypatch, allow_reexec=True)
+    outcome, rec, reports, records = run(tmp_path / "hang", [sim.serial], monkeypatch, timeouts=HANG_TIMEOUTS,
+                                         allow_reexec=True)
     assert not outcome.stopped and not outcome.reexec
     assert {n: r["status"] for n, r in records.items()} == {"mnist_lenet": "failed", "plain_cnn": "failed"}
     errors = [r["devices"][sim.serial]["error"] for r in records.values()]

@@ -52,8 +52,9 @@ class AdbDevice:
     # ----- Device protocol -----
     def prepare(self, reporter: Reporter) -> None:
         self.wait_ready(reporter, self.boot_timeout_s)
-        info = self.info()
+        info = self._facts()
         self.app = adb_app.ensure_app(self.link, self.apk, self.timeouts)
+        adb_app.remove_leftovers(self.link, self.timeouts.shell_s)
         if self.app["action"] in ("installed", "upgraded"):
             reporter.emit(Recovery(action="install", target=self.serial, severity="info",
                                    detail=f"{adb_app.PACKAGE} {self.app['action']} (versionCode "
@@ -71,17 +72,32 @@ class AdbDevice:
     def _alive(self) -> str | None:
         return None  # a phone's or a foreign emulator's process is not ours to watch
 
-    def info(self) -> dict[str, Any]:
+    def _facts(self) -> dict[str, Any]:
+        """The device's static facts, read once; DeviceError if the device cannot be read."""
         if self._info is None:
             info = adb_analytics.device_facts(self.link, self.kind)
             if info["emulator"] and self.kind == "phone":
                 self.kind = info["kind"] = "emulator"  # e.g. an emulator reached with `adb connect`
             self._info = info
-        return {**self._info, "app": self.app}
+        return self._info
+
+    # info() and snapshot() never raise: the pipeline calls them outside its DeviceError handling
+    # (before/after a benchmark, and for the report of a failure), and a device that dropped there
+    # must make a report that says so, not stop the run. Unread values are None, with the error.
+    def info(self) -> dict[str, Any]:
+        try:
+            return {**self._facts(), "app": self.app}
+        except DeviceError as err:
+            return {"serial": self.serial, "kind": self.kind, "model": None, "manufacturer": None,
+                    "os_version": None, "sdk": None, "abi": None, "soc": None, "emulator": None, "cpu": None,
+                    "app": self.app, "error": str(err)}
 
     def snapshot(self) -> dict[str, Any]:
-        facts = self._info or self.info()
-        return adb_analytics.device_snapshot(self.link, facts["thermal_zones"], facts["cpus"])
+        try:
+            facts = self._facts()
+            return adb_analytics.device_snapshot(self.link, facts["thermal_zones"], facts["cpus"])
+        except DeviceError as err:
+            return adb_analytics.unread_snapshot(str(err))
 
     def benchmark(self, tflite_path: str, settings: BenchSettings, run_id: str,
                   cancel: threading.Event | None = None) -> dict[str, Any]:

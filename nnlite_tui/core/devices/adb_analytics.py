@@ -122,3 +122,9 @@ def device_snapshot(link: Link, zones: list[str], cpus: list[int]) -> dict[str, 
         "load_average": [float(x) for x in load] if len(load) == 3 else None,
         "battery": battery if any(v is not None for v in battery.values()) else None,
     }
+
+
+def unread_snapshot(error: str) -> dict[str, Any]:
+    """The shape of device_snapshot() when the device could not be read: every value None."""
+    return {"timestamp": time.time(), "memory": analytics.parse_meminfo(""), "cpu_freq_khz": {}, "thermal_c": {},
+            "max_temperature_c": None, "load_average": None, "battery": None, "error": error}

@@ -123,6 +123,18 @@ def ensure_app(link: Link, apk_option: str | None, timeouts: Timeouts) -> dict[s
             "apk": str(apk)}
 
 
+def remove_leftovers(link: Link, timeout: float) -> list[str]:
+    """Models and reports a previous host process left behind (it died mid-benchmark): over days
+    of runs they would fill the device. Only our own directories and file names; what was removed."""
+    gone = []
+    for folder, suffixes in ((MODELS_DIR, (".tflite", ".apk")), (REPORTS_DIR, (".json", ".json.tmp"))):
+        listing = link.shell(f"ls {folder} 2>/dev/null; true", timeout=timeout).split()
+        gone += [f"{folder}/{name}" for name in listing if name.endswith(suffixes)]
+    if gone:
+        link.shell(["rm", "-f", *gone], timeout=timeout)
+    return gone
+
+
 # ----- one benchmark -----
 def launch_args(model: str, report: str, launch_id: str, s: BenchSettings) -> list[str]:
     return ["am", "start", "-S", "-W", "-n", COMPONENT, "--es", "model_path", model, "--es", "report_path", report,
