@@ -26,16 +26,19 @@ def benchmark_on(p, device: Device, name: str) -> None:
     p.store.update(name, devices=per_device)
     p._set_status(name, "benchmarking", device=device.serial, stage="benchmark")
     p.emit(StageStarted(model=name, stage="benchmark", device=device.serial, attempt=attempt))
-    cooldown = p.recovery.wait_for_temperature(device)
-    before = device.snapshot()
-    p.emit(DeviceState(serial=device.serial, state="busy", kind=device.kind, model=name,
-                       temperature_c=before.get("max_temperature_c"),
-                       mem_available_kb=(before.get("memory") or {}).get("available_ram_kb")))
     t0 = time.monotonic()
     isolate = p.isolation.benchmarking() if device.kind == "host" else contextlib.nullcontext()
     try:
+        # Readings too are device calls: a device that drops while being read is a device fault.
+        cooldown = p.recovery.wait_for_temperature(device)
+        before = device.snapshot()
+        p.emit(DeviceState(serial=device.serial, state="busy", kind=device.kind, model=name,
+                           temperature_c=before.get("max_temperature_c"),
+                           mem_available_kb=(before.get("memory") or {}).get("available_ram_kb")))
         with isolate:
             bench = device.benchmark(rec["tflite"], p.cfg.bench, p.run_id, cancel)
+        after = device.snapshot()
+        info = device.info()
     except DeviceError as err:
         seconds = time.monotonic() - t0
         p.emit(StageFinished(model=name, stage="benchmark", ok=False, seconds=seconds, device=device.serial,
@@ -44,7 +47,6 @@ def benchmark_on(p, device: Device, name: str) -> None:
         _device_error(p, device, name, key, attempt, err)
         return
     seconds = time.monotonic() - t0
-    after = device.snapshot()
     p.recovery.device_ok(device)
     if cooldown is not None:
         bench["cooldown"] = cooldown
@@ -58,7 +60,7 @@ def benchmark_on(p, device: Device, name: str) -> None:
                if median_ms is not None else f"{bench.get('error_stage')}: {bench.get('error_message')}")
     p.emit(ModelLog(model=name, stage="benchmark", line=f"[nnlite] {device.serial}: {summary}"))
     path = p._write_report(name, device.serial, conversion=rec.get("conversion"), bench=bench, error=None,
-                           before=before, after=after, device_info=device.info())
+                           before=before, after=after, device_info=info)
     error = None if valid else {"stage": f"benchmark:{bench.get('error_stage')}", "type": bench.get("error_type"),
                                 "message": bench.get("error_message")}
     p.emit(StageFinished(model=name, stage="benchmark", ok=valid, seconds=seconds, device=device.serial,
@@ -91,8 +93,12 @@ def _device_error(p, device: Device, name: str, key: str, attempt: int, err: Dev
         return
     p.emit(Recovery(action="give-up", target=f"{name}@{device.serial}", severity="error",
                     detail=f"{err} after {attempt} attempt(s)"))
+    try:
+        info = device.info()
+    except DeviceError as exc:  # the device is gone: the report still names it and says so
+        info = {"serial": device.serial, "kind": device.kind, "error": str(exc)}
     path = p._write_report(name, device.serial, conversion=p._record(name).get("conversion"), bench=None,
-                           error=error, before=None, after=None, device_info=device.info())
+                           error=error, before=None, after=None, device_info=info)
     p.device_result(name, key, {"status": "failed", "attempts": attempt, "report": str(path), "error": error,
                                 "device": device.serial})
     if err.transient:

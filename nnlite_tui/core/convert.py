@@ -351,8 +351,11 @@ class Converter:
 
 
 def _place(src: Path, dest: Path) -> None:
+    """Put the cached .tflite at dest (a hard link when possible), replacing dest atomically."""
     dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(dest.name + ".tmp")
+    # A unique temporary name: a .tmp left by a killed run must not stand in the way (or be src).
+    tmp = dest.with_name(f"{dest.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp.unlink(missing_ok=True)
     try:
         os.link(src, tmp)
     except OSError:

@@ -62,7 +62,9 @@ class RecoveryPolicy:
             level = self.faults.get(device.serial, 0) + 1
             self.faults[device.serial] = level
         action = LEVELS[min(level, len(LEVELS)) - 1]
-        if action == "re-exec" and not self.cfg.allow_reexec:
+        if action == "re-exec" and not (self.cfg.allow_reexec and self._all_devices_failing()):
+            # One bad device among good ones is not worth restarting the process: its models fail
+            # after their attempt cap while the other devices go on.
             action = "restart"
         if action == "cool-down":
             self.cool_down(device, self.cfg.cooldown_s, reason=str(err))
@@ -82,6 +84,10 @@ class RecoveryPolicy:
                                detail=f"{err}; restarting the process to resume from the store"))
             self.reexec_requested = True
             raise ReexecRequested(str(err))
+
+    def _all_devices_failing(self) -> bool:
+        with self._lock:
+            return all(self.faults.get(serial, 0) >= len(LEVELS) for serial in self.pipeline.devices)
 
     def cool_down(self, device: Device, seconds: float, reason: str = "") -> None:
         end = time.monotonic() + seconds
