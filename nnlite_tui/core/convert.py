@@ -132,6 +132,14 @@ def _tree_rss(pid: int) -> int:
     return total
 
 
+def _killpg(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass  # it exited between poll() and killpg(): nothing left to kill
+
+
 def _failure(stage: str, error_type: str, message: str) -> dict[str, Any]:
     return {"ok": False, "stage": stage, "error_type": error_type, "error_message": message}
 
@@ -167,15 +175,16 @@ class _Worker:
             child_sock.close()
             if log is not subprocess.DEVNULL:
                 log.close()
-        self.conn = Connection(parent_sock.detach())
+        conn = self.conn = Connection(parent_sock.detach())
+        proc = self.process
         self.jobs = 0
         try:
-            if not self.conn.poll(self.options.start_timeout_s):
+            if not conn.poll(self.options.start_timeout_s):
                 self.kill()
                 raise RuntimeError(f"conversion worker did not start within {self.options.start_timeout_s:.0f} s")
-            self.conn.recv()
-        except (EOFError, OSError) as exc:  # it died while starting, or kill_all() ended it
-            code = self.process.poll() if self.process else None
+            conn.recv()
+        except (EOFError, OSError) as exc:  # it died while starting, or a shutdown ended it
+            code = proc.poll()
             self.kill()
             raise RuntimeError(f"conversion worker died while starting (exit code {code})") from exc
 
@@ -185,11 +194,7 @@ class _Worker:
             self.process = self.conn = None
         if proc is None:
             return
-        if proc.poll() is None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass  # it exited between poll() and killpg(): nothing left to kill
+        _killpg(proc)
         proc.wait()
         if conn is not None:
             conn.close()
@@ -210,43 +215,52 @@ class _Worker:
     def run(self, job: dict[str, Any], cancel: threading.Event | None = None) -> dict[str, Any]:
         if not self.alive:
             self.start()
-        assert self.conn is not None and self.process is not None
-        self.conn.send(job)
-        self.jobs += 1
+        # Local references: a shutdown from another thread may clear self.conn/self.process meanwhile.
+        conn, proc = self.conn, self.process
+        if conn is None or proc is None:
+            return _failure("crash", "WorkerGone", "conversion worker was shut down")
         started = time.monotonic()
         cap = self.options.mem_cap_mb * 2**20
         peak = 0
-        while True:
-            if self.conn.poll(0.1):
-                try:
-                    result = self.conn.recv()
-                except EOFError:
-                    result = None
-                if result is not None:
+        try:
+            conn.send(job)
+            self.jobs += 1
+            while True:
+                if conn.poll(0.1):
+                    result = conn.recv()
                     result["worker_peak_rss_mb"] = round(peak / 2**20, 1)
                     if self.jobs >= self.options.recycle_after:
                         self.stop()
                     return result
-            if cancel is not None and cancel.is_set():
-                self.kill()
-                return _failure("cancelled", "Cancelled", "conversion cancelled by the operator")
-            code = self.process.poll()
-            if code is not None:
-                self.kill()
-                reason = f"signal {signal.Signals(-code).name}" if code and code < 0 else f"exit code {code}"
-                return _failure("crash", "WorkerCrash", f"conversion worker died ({reason})")
-            elapsed = time.monotonic() - started
-            if elapsed > self.options.timeout_s:
-                self.kill()
-                return _failure("timeout", "Timeout", f"conversion took longer than {self.options.timeout_s:g} s")
-            rss = _tree_rss(self.process.pid)
-            peak = max(peak, rss)
-            if rss > cap:
-                self.kill()
-                return _failure(
-                    "out-of-memory", "MemoryCap",
-                    f"worker used {rss / 2**20:.0f} MB, over the cap of {self.options.mem_cap_mb} MB",
-                )
+                if cancel is not None and cancel.is_set():
+                    self.kill()
+                    return _failure("cancelled", "Cancelled", "conversion cancelled by the operator")
+                code = proc.poll()
+                if code is not None:
+                    self.kill()
+                    reason = f"signal {signal.Signals(-code).name}" if code and code < 0 else f"exit code {code}"
+                    return _failure("crash", "WorkerCrash", f"conversion worker died ({reason})")
+                if time.monotonic() - started > self.options.timeout_s:
+                    self.kill()
+                    return _failure("timeout", "Timeout",
+                                    f"conversion took longer than {self.options.timeout_s:g} s")
+                rss = _tree_rss(proc.pid)
+                peak = max(peak, rss)
+                if rss > cap:
+                    self.kill()
+                    return _failure(
+                        "out-of-memory", "MemoryCap",
+                        f"worker used {rss / 2**20:.0f} MB, over the cap of {self.options.mem_cap_mb} MB",
+                    )
+        except (EOFError, OSError):
+            # The pipe broke: the worker died mid-job, or a shutdown closed it under us.
+            code = proc.poll()
+            self.kill()
+            if code is None:
+                _killpg(proc)
+                code = proc.wait()
+            reason = f"signal {signal.Signals(-code).name}" if code and code < 0 else f"exit code {code}"
+            return _failure("crash", "WorkerCrash", f"conversion worker died ({reason})")
 
 
 @dataclass
@@ -337,11 +351,8 @@ class Converter:
         """
         for w in self._all:
             proc = w.process
-            if proc is not None and proc.poll() is None:
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass  # exited on its own meanwhile
+            if proc is not None:
+                _killpg(proc)
 
     def __enter__(self) -> "Converter":
         return self
