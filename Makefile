@@ -23,6 +23,7 @@ run: $(STAMP)
 	$(BIN)/nnlite run sample_models --out $(RUN_DIR) $(RUN_ARGS)
 
 test: $(STAMP)
+	$(BIN)/ruff check .
 	bash android-app/test-core.sh
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 

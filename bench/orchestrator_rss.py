@@ -24,7 +24,7 @@ from nnlite_tui.core.bench import BenchSettings  # noqa: E402
 from nnlite_tui.core.config import RunConfig  # noqa: E402
 from nnlite_tui.core.control import Control  # noqa: E402
 from nnlite_tui.core.events import TERMINAL, ModelStatus  # noqa: E402
-from nnlite_tui.core.pipeline import build_pipeline  # noqa: E402
+from nnlite_tui.core.run_setup import build_pipeline  # noqa: E402
 from nnlite_tui.core.sources import discover  # noqa: E402
 
 

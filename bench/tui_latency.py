@@ -219,7 +219,7 @@ async def bench_pilot(args) -> int:
 
     from nnlite_tui.core.config import RunConfig
     from nnlite_tui.core.convert import ConvertOptions
-    from nnlite_tui.core.pipeline import build_pipeline
+    from nnlite_tui.core.run_setup import build_pipeline
     from nnlite_tui.tui.app import make_app
     from nnlite_tui.tui.widgets.run_header import RunHeader
 

@@ -52,7 +52,7 @@ def run(**kw) -> None:
     from nnlite_tui.core.bench import BenchSettings
     from nnlite_tui.core.config import ConfigMismatch, RunConfig
     from nnlite_tui.core.devices.registry import DeviceSpecError
-    from nnlite_tui.core.pipeline import build_pipeline
+    from nnlite_tui.core.run_setup import build_pipeline
     from nnlite_tui.core.store import StoreError
 
     specs = discover_or_exit(kw)

@@ -23,12 +23,12 @@ from typing import Any
 
 from nnlite_tui.core.config import RunConfig
 from nnlite_tui.core.control import Control, ControlChannel
-from nnlite_tui.core.convert import DETERMINISTIC_STAGES, Converter
-from nnlite_tui.core.devices.base import Device, DeviceError
-from nnlite_tui.core.events import (TERMINAL, DeviceState, ModelStatus, Recovery, Reporter, RunControl,
-                                    RunFinished, RunStarted, StageFinished, StageStarted)
+from nnlite_tui.core.convert import Converter
+from nnlite_tui.core.devices.base import Device
+from nnlite_tui.core.events import (TERMINAL, ModelStatus, Recovery, Reporter, RunControl,
+                                    RunFinished, RunStarted)
 from nnlite_tui.core.isolation import HostIsolation
-from nnlite_tui.core.logs import LogTailer
+from nnlite_tui.core.convert_step import convert_model
 from nnlite_tui.core.recovery import RecoveryPolicy, ReexecRequested
 from nnlite_tui.core.report import build_report, report_filename, write_json_atomic
 from nnlite_tui.core.spec import ModelSpec
@@ -152,59 +152,10 @@ class Pipeline:
                     return
                 self._active.add(name)
             try:
-                self._convert_one(name)
+                convert_model(self, name)
             finally:
                 with self._lock:
                     self._active.discard(name)
-
-    def _convert_one(self, name: str) -> None:
-        control = self._control
-        if control.should_skip(name):
-            self._finish(name, "skipped")
-            return
-        spec = self.specs[name]
-        rec = self._record(name)
-        attempt = int(rec.get("attempts", 0)) + 1
-        self._set_status(name, "converting", attempts=attempt, stage="convert")
-        self.emit(StageStarted(model=name, stage="convert", attempt=attempt))
-        log_path = self.run_dir / "logs" / f"{name}.log"
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-        t0 = time.monotonic()
-        with LogTailer(log_path, name, "convert", self.emit):
-            result = self.converter.convert(spec, self.run_dir / "tflite" / f"{name}.tflite", log_path,
-                                            cancel=self._cancel[name])
-        seconds = time.monotonic() - t0
-        ok = bool(result.get("ok"))
-        detail = "cached" if result.get("cached") else (result.get("error_message") or "")
-        self.emit(StageFinished(model=name, stage="convert", ok=ok, seconds=seconds, detail=detail[:300]))
-        timings = dict(rec.get("timings") or {})
-        timings["convert"] = seconds
-        self.store.update(name, conversion=result, timings=timings, tflite=result.get("tflite_path"))
-        if ok:
-            self._set_status(name, "converted", stage="benchmark")
-            for target in self.targets(name):
-                (self._shared_q if target == "*" else self._device_q[target]).put(name)
-            return
-        stage = result.get("stage")
-        if stage == "cancelled" or (not ok and self._control.stop_now.is_set()):
-            self._cancelled(name)
-            return
-        if stage == "filtered":
-            self._finish(name, "skipped", error={"stage": stage, "type": "Filtered",
-                                                 "message": result.get("error_message")})
-            return
-        error = {"stage": stage, "type": result.get("error_type"), "message": result.get("error_message")}
-        if stage not in DETERMINISTIC_STAGES and attempt < self.cfg.max_attempts:
-            self.emit(Recovery(action="retry", target=name, detail=f"{stage}: {error['message']} "
-                               f"(attempt {attempt} of {self.cfg.max_attempts})"))
-            self.store.update(name, error=error)
-            self._release_slot(name)
-            self.store.transition(name, "queued")
-            threading.Timer(self.cfg.backoff_s * attempt, self._requeue, args=(name,)).start()
-            return
-        for target in self.targets(name):
-            self._write_report(name, target, conversion=result, bench=None, error=error, before=None, after=None)
-        self._finish(name, "failed", error=error)
 
     def _requeue(self, name: str) -> None:
         with self._lock:
@@ -215,14 +166,6 @@ class Pipeline:
             if name in self._holding:
                 self._holding.discard(name)
                 self._slots.release()
-
-    def _cancelled(self, name: str) -> None:
-        if self._control.stop_now.is_set():
-            self.store.transition(name, "queued")  # not the model's fault: the next run redoes it
-            self.emit(ModelStatus(model=name, status="queued"))
-            self._release_slot(name)
-        else:
-            self._finish(name, "skipped")
 
     # ----- benchmarking -----
     def _device_loop(self, serial: str) -> None:
@@ -413,41 +356,3 @@ class Pipeline:
         for d in self.devices.values():
             d.close()
 
-
-def open_run(cfg: RunConfig, specs: list[ModelSpec]) -> RunStore:
-    """Open (or create) the run's store and check a resumed run's settings; raises ConfigMismatch."""
-    import uuid
-
-    from nnlite_tui.core.config import ConfigMismatch, check_resume
-    from nnlite_tui.core.convert import converter_versions
-
-    run_dir = Path(cfg.out)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    store = RunStore(run_dir / "state.json")
-    stored = store.get_config()
-    diffs = check_resume(stored, cfg)
-    if diffs and not cfg.force_config:
-        store.close()
-        raise ConfigMismatch(f"{run_dir} was started with other settings: " + "; ".join(diffs)
-                             + ". Use the same settings, another --out, or --force-config.")
-    config = {**cfg.to_dict(), "run_id": (stored or {}).get("run_id") or uuid.uuid4().hex[:12],
-              "tool_versions": converter_versions()}
-    store.set_config(config)
-    return store
-
-
-def build_pipeline(cfg: RunConfig, specs: list[ModelSpec] | None = None) -> Pipeline:
-    """Everything a run needs, from its config: discovery, store, converter, devices."""
-    from nnlite_tui.core.devices.registry import resolve_devices
-    from nnlite_tui.core.sources import discover
-
-    if specs is None:
-        specs = discover(cfg.sources, in_shape=cfg.in_shape, num_classes=cfg.num_classes, include=cfg.include,
-                         exclude=cfg.exclude, limit=cfg.limit)
-    devices = resolve_devices(cfg.devices, cfg)
-    store = open_run(cfg, specs)
-    run_dir = Path(cfg.out)
-    (run_dir / "logs").mkdir(exist_ok=True)
-    n_workers = cfg.convert.worker_count(len(specs))
-    converter = Converter(cfg.convert, log_dir=run_dir / "logs", n_workers=n_workers)
-    return Pipeline(cfg, specs, store, converter, devices)

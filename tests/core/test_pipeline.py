@@ -17,9 +17,9 @@ from nnlite_tui.core.config import ConfigMismatch, RunConfig
 from nnlite_tui.core.control import Control, ControlChannel
 from nnlite_tui.core.convert import ConvertOptions
 from nnlite_tui.core.events import ModelStatus, Recovery, RecordingReporter, RunControl, StageStarted
-from nnlite_tui.core.pipeline import build_pipeline
+from nnlite_tui.core.run_setup import build_pipeline
 from nnlite_tui.core.store import load_snapshot
-from tests.conftest import FIXTURES, REPO
+from tests.conftest import REPO
 
 FAST = BenchSettings(warmup=2, runs=20, min_seconds=0.05)
 

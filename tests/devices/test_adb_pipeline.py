@@ -12,7 +12,7 @@ from nnlite_tui.core.convert import ConvertOptions
 from nnlite_tui.core.devices import adb as adb_mod
 from nnlite_tui.core.devices.adb_app import Timeouts
 from nnlite_tui.core.events import DeviceState, ModelStatus, RecordingReporter, Recovery
-from nnlite_tui.core.pipeline import build_pipeline
+from nnlite_tui.core.run_setup import build_pipeline
 from nnlite_tui.core.store import load_snapshot
 from tests.conftest import REPO
 from tests.devices.conftest import FAST_TIMEOUTS, HANG_TIMEOUTS

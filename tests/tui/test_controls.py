@@ -3,7 +3,6 @@
 import json
 
 
-from nnlite_tui.core.events import ModelStatus
 from nnlite_tui.tui.app import ExitCode
 from nnlite_tui.tui.screens.confirm import ConfirmQuit
 from nnlite_tui.tui.screens.detail import ModelDetailScreen

@@ -34,7 +34,7 @@ async def test_two_sample_models_through_the_console(tmp_path):
     from nnlite_tui.core.config import RunConfig
     from nnlite_tui.core.convert import ConvertOptions
     from nnlite_tui.core.jsonl import JsonlReporter
-    from nnlite_tui.core.pipeline import build_pipeline
+    from nnlite_tui.core.run_setup import build_pipeline
 
     run_dir = tmp_path / "run"
     cfg = RunConfig(sources=[str(REPO / "sample_models")], out=run_dir, include=MODELS,

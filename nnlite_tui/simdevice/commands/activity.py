@@ -91,7 +91,7 @@ async def monkey(ctx: Ctx) -> int:
         pkg = ctx.argv[ctx.argv.index("-p") + 1]
         installed = ctx.device.packages.get(pkg)
         if installed is None or not installed.activities:
-            ctx.err(f"** No activities found to run, monkey aborted.\n")
+            ctx.err("** No activities found to run, monkey aborted.\n")
             return 252
         ctx.device.app.launch(pkg, installed.activities[0], {})
         ctx.out("Events injected: 1\n")

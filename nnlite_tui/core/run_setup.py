@@ -1,0 +1,50 @@
+"""Setting a run up: open (or resume) its store with the config check, and build its Pipeline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nnlite_tui.core.config import RunConfig
+from nnlite_tui.core.convert import Converter
+from nnlite_tui.core.pipeline import Pipeline
+from nnlite_tui.core.spec import ModelSpec
+from nnlite_tui.core.store import RunStore
+
+
+def open_run(cfg: RunConfig, specs: list[ModelSpec]) -> RunStore:
+    """Open (or create) the run's store and check a resumed run's settings; raises ConfigMismatch."""
+    import uuid
+
+    from nnlite_tui.core.config import ConfigMismatch, check_resume
+    from nnlite_tui.core.convert import converter_versions
+
+    run_dir = Path(cfg.out)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    store = RunStore(run_dir / "state.json")
+    stored = store.get_config()
+    diffs = check_resume(stored, cfg)
+    if diffs and not cfg.force_config:
+        store.close()
+        raise ConfigMismatch(f"{run_dir} was started with other settings: " + "; ".join(diffs)
+                             + ". Use the same settings, another --out, or --force-config.")
+    config = {**cfg.to_dict(), "run_id": (stored or {}).get("run_id") or uuid.uuid4().hex[:12],
+              "tool_versions": converter_versions()}
+    store.set_config(config)
+    return store
+
+
+def build_pipeline(cfg: RunConfig, specs: list[ModelSpec] | None = None) -> Pipeline:
+    """Everything a run needs, from its config: discovery, store, converter, devices."""
+    from nnlite_tui.core.devices.registry import resolve_devices
+    from nnlite_tui.core.sources import discover
+
+    if specs is None:
+        specs = discover(cfg.sources, in_shape=cfg.in_shape, num_classes=cfg.num_classes, include=cfg.include,
+                         exclude=cfg.exclude, limit=cfg.limit)
+    devices = resolve_devices(cfg.devices, cfg)
+    store = open_run(cfg, specs)
+    run_dir = Path(cfg.out)
+    (run_dir / "logs").mkdir(exist_ok=True)
+    n_workers = cfg.convert.worker_count(len(specs))
+    converter = Converter(cfg.convert, log_dir=run_dir / "logs", n_workers=n_workers)
+    return Pipeline(cfg, specs, store, converter, devices)
