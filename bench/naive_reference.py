@@ -4,6 +4,8 @@ warm up and time the runs — the shape of the NN Lite pipeline without its emul
 
     python bench/naive_reference.py OUT_DIR --runs 50 --min-seconds 1 --warmup 5 SOURCE...
 
+With `--adb SERIAL [--apk APK]`, each converted model is benchmarked on that adb device instead,
+through the same device code nnlite uses, one model after the other (push, launch, poll, pull).
 Prints one line per model and the wall time. Used by pipeline_vs_naive.py.
 """
 
@@ -29,6 +31,8 @@ def main() -> int:
     ap.add_argument("--min-seconds", type=float, default=1.0)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--limit", type=int)
+    ap.add_argument("--adb", help="benchmark on this adb serial instead of in-process")
+    ap.add_argument("--apk")
     args = ap.parse_args()
 
     import litert_torch
@@ -39,6 +43,15 @@ def main() -> int:
     from nnlite_tui.core.sources import discover
 
     torch.set_num_threads(1)
+    device = None
+    if args.adb:
+        from nnlite_tui.core.bench import BenchSettings
+        from nnlite_tui.core.devices.adb import AdbDevice
+        from nnlite_tui.core.events import RecordingReporter
+
+        device = AdbDevice(args.adb, apk=args.apk)
+        device.prepare(RecordingReporter())
+        settings = BenchSettings(warmup=args.warmup, runs=args.runs, min_seconds=args.min_seconds)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     ok = failed = 0
@@ -51,6 +64,13 @@ def main() -> int:
             x = torch.randn(*spec.in_shape)
             path = out / f"{spec.name}.tflite"
             litert_torch.convert(model, (x,)).export(str(path))
+            if device is not None:
+                result = device.benchmark(str(path), settings, "naive")
+                if not result.get("valid"):
+                    raise RuntimeError(result.get("error_message"))
+                ok += 1
+                print(f"ok     {spec.name} median {result['stats']['median_ns'] / 1e6:.3f} ms", flush=True)
+                continue
             it = Interpreter(model_path=str(path), num_threads=1)
             it.allocate_tensors()
             d = it.get_input_details()[0]

@@ -6,7 +6,11 @@
 
 Alternates naive and nnlite runs (naive first), each from a cold start (fresh process, empty
 conversion cache), and prints both wall times, models/hour and the ratio nnlite/naive.
-Extra arguments after `--` go to `nnlite run` (e.g. `--device emulator-5554`).
+Extra arguments after `--` go to `nnlite run`.
+
+With `--sim`, both sides benchmark on a simulated adb device (`nnlite sim-device`, started here on a
+private adb server and stopped at the end): the naive side converts and benchmarks one model after
+the other on it, nnlite overlaps conversion with the device's benchmarks.
 """
 
 from __future__ import annotations
@@ -46,16 +50,48 @@ def main() -> int:
     ap.add_argument("--min-seconds", type=float, default=1.0)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--limit", type=int)
+    ap.add_argument("--sim", action="store_true", help="benchmark on a simulated adb device")
     args = ap.parse_args(argv)
+    if args.sim:
+        return with_simulator(args, extra)
+    return compare(args, extra, naive_extra=[], env_extra={})
+
+
+def with_simulator(args, extra: list[str]) -> int:
+    from nnlite_tui.simdevice.apk import build_test_apk
+    from nnlite_tui.simdevice.fixtures import free_port, start_adb_server
+
+    server = start_adb_server()
+    sim = None
+    try:
+        os.environ.update(server.env)
+        port = free_port()
+        sim = subprocess.Popen([sys.executable, "-m", "nnlite_tui", "sim-device", "--port", str(port),
+                                "--boot-seconds", "1"], env={**os.environ, **server.env},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        serial = f"emulator-{port - 1}"
+        server.wait_state(serial, "device", timeout=60)
+        apk = build_test_apk(tempfile.mktemp(suffix=".apk"))
+        print(f"simulated device {serial} on adb server port {server.env['ANDROID_ADB_SERVER_PORT']}", flush=True)
+        return compare(args, [*extra, "--device", serial, "--apk", apk], naive_extra=["--adb", serial, "--apk", apk],
+                       env_extra=server.env)
+    finally:
+        if sim is not None:
+            sim.terminate()
+            sim.wait(10)
+        server.kill()
+
+
+def compare(args, extra: list[str], naive_extra: list[str], env_extra: dict[str, str]) -> int:
     bench = ["--runs", str(args.runs), "--min-seconds", str(args.min_seconds), "--warmup", str(args.warmup)]
     limit = ["--limit", str(args.limit)] if args.limit else []
     naive_w, ours_w = [], []
     n_models = None
     for r in range(args.rounds):
         with tempfile.TemporaryDirectory(prefix="nnlite-vs-naive-") as tmp:
-            env = {**os.environ, "NNLITE_CACHE_DIR": str(Path(tmp) / "cache")}
+            env = {**os.environ, **env_extra, "NNLITE_CACHE_DIR": str(Path(tmp) / "cache")}
             wall, out = timed([sys.executable, str(ROOT / "bench" / "naive_reference.py"), str(Path(tmp) / "naive"),
-                               *args.models, *bench, *limit], env)
+                               *args.models, *bench, *limit, *naive_extra], env)
             n_models = sum(1 for line in out.splitlines() if line.startswith(("ok ", "failed ")))
             naive_w.append(wall)
             print(f"round {r + 1}: naive  {wall:8.1f} s  ({out.strip().splitlines()[-1]})", flush=True)
