@@ -41,7 +41,8 @@ MAX_REEXECS = 3
 @click.option("--apk", type=click.Path(dir_okay=False), help="Benchmark APK for adb devices.")
 @click.option("--retry-failed", is_flag=True, help="Retry models that failed in an earlier run of RUN_DIR.")
 @click.option("--force-config", is_flag=True, help="Resume even though result-changing settings differ.")
-@click.option("--no-isolate", is_flag=True, help="Let conversions share cores with host benchmarks.")
+@click.option("--isolation", type=click.Choice(["pause", "affinity", "none"]), default="pause", show_default=True,
+              help="Host benchmarks: pause conversions while timing, pin them to other cores, or neither.")
 @click.option("--headless", is_flag=True, help="No console, even on a terminal.")
 @click.option("--theme", help="Console colour theme.")
 def run(**kw) -> None:
@@ -72,7 +73,7 @@ def run(**kw) -> None:
                     include=tuple(kw["include"]), exclude=tuple(kw["exclude"]), limit=kw["limit"],
                     max_params=kw["max_params"], max_attempts=kw["max_attempts"], cooldown_s=kw["cooldown_s"],
                     cooldown_temp=kw["cooldown_temp"], distribute=kw["distribute"], retry_failed=kw["retry_failed"],
-                    force_config=kw["force_config"], isolate=not kw["no_isolate"], allow_reexec=headless,
+                    force_config=kw["force_config"], isolation=kw["isolation"], allow_reexec=headless,
                     apk=kw["apk"])
     try:
         pipeline = build_pipeline(cfg, specs)

@@ -33,7 +33,7 @@ class RunConfig:
     cooldown_temp: float | None = None
     distribute: bool = False  # spread models over devices instead of running each on every device
     lookahead: int = 3  # converted models waiting for a device, at most
-    isolate: bool = True  # keep conversions off the host benchmark's cores
+    isolation: str = "pause"  # how host benchmarks are kept from sharing the CPU (see isolation.py)
     retry_failed: bool = False
     force_config: bool = False
     allow_reexec: bool = False  # last-resort recovery: re-exec the process (headless CLI only)

@@ -144,12 +144,49 @@ def _failure(stage: str, error_type: str, message: str) -> dict[str, Any]:
     return {"ok": False, "stage": stage, "error_type": error_type, "error_message": message}
 
 
+class PauseGate:
+    """Whether the workers are stopped (SIGSTOP) right now, and for how long they have been in all.
+
+    Timeouts subtract the paused time: a conversion held back by a host benchmark is not slow.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._total = 0.0
+        self._since: float | None = None
+
+    @property
+    def paused(self) -> bool:
+        with self._lock:
+            return self._since is not None
+
+    def set(self, paused: bool) -> None:
+        with self._lock:
+            if paused and self._since is None:
+                self._since = time.monotonic()
+            elif not paused and self._since is not None:
+                self._total += time.monotonic() - self._since
+                self._since = None
+
+    def total(self) -> float:
+        with self._lock:
+            return self._total + (time.monotonic() - self._since if self._since is not None else 0.0)
+
+
+def _signal_group(pid: int, sig: int) -> None:
+    try:
+        os.killpg(pid, sig)
+    except ProcessLookupError:
+        pass  # the worker is gone; nothing to stop or continue
+
+
 class _Worker:
     """One worker process and its pipe; used by one thread at a time."""
 
-    def __init__(self, options: ConvertOptions, log_dir: Path | None):
+    def __init__(self, options: ConvertOptions, log_dir: Path | None, gate: PauseGate | None = None):
         self.options = options
         self.log_dir = log_dir
+        self.gate = gate or PauseGate()
         self.process = None
         self.conn = None
         self.jobs = 0
@@ -175,6 +212,8 @@ class _Worker:
             child_sock.close()
             if log is not subprocess.DEVNULL:
                 log.close()
+        if self.gate.paused:  # started (e.g. recycled) during a host benchmark: hold it back too
+            _signal_group(self.process.pid, signal.SIGSTOP)
         conn = self.conn = Connection(parent_sock.detach())
         proc = self.process
         self.jobs = 0
@@ -220,6 +259,7 @@ class _Worker:
         if conn is None or proc is None:
             return _failure("crash", "WorkerGone", "conversion worker was shut down")
         started = time.monotonic()
+        paused_before = self.gate.total()
         cap = self.options.mem_cap_mb * 2**20
         peak = 0
         try:
@@ -240,7 +280,7 @@ class _Worker:
                     self.kill()
                     reason = f"signal {signal.Signals(-code).name}" if code and code < 0 else f"exit code {code}"
                     return _failure("crash", "WorkerCrash", f"conversion worker died ({reason})")
-                if time.monotonic() - started > self.options.timeout_s:
+                if time.monotonic() - started - (self.gate.total() - paused_before) > self.options.timeout_s:
                     self.kill()
                     return _failure("timeout", "Timeout",
                                     f"conversion took longer than {self.options.timeout_s:g} s")
@@ -275,7 +315,8 @@ class Converter:
         self.versions = converter_versions()
         self.cache = ConversionCache(self.options.cache_dir or default_cache_dir())
         self._idle: queue.Queue[_Worker] = queue.Queue()
-        self._all = [_Worker(self.options, self.log_dir) for _ in range(self.n_workers)]
+        self.gate = PauseGate()
+        self._all = [_Worker(self.options, self.log_dir, self.gate) for _ in range(self.n_workers)]
         for w in self._all:
             self._idle.put(w)
         self._closed = False
@@ -339,6 +380,17 @@ class Converter:
             self._closed = True
         for w in self._all:
             w.stop()
+
+    def pause_workers(self) -> None:
+        """Stop every worker's process group (a host benchmark is about to be timed)."""
+        self.gate.set(True)
+        for pid in self.worker_pids():
+            _signal_group(pid, signal.SIGSTOP)
+
+    def resume_workers(self) -> None:
+        for pid in self.worker_pids():
+            _signal_group(pid, signal.SIGCONT)
+        self.gate.set(False)
 
     def worker_pids(self) -> list[int]:
         return [w.process.pid for w in self._all if w.process is not None and w.alive]

@@ -1,8 +1,15 @@
-"""Measurement integrity on the host: keep conversions off the cores a host benchmark runs on.
+"""Measurement integrity on the host: a host benchmark never shares the CPU with a conversion.
 
-While a host benchmark runs, every thread of every conversion worker is pinned to the other cores;
-afterwards they get all cores back. Threads are pinned one by one because sched_setaffinity on a
-pid changes only that pid's main thread.
+Methods (RunConfig.isolation, `nnlite run --isolation`):
+  pause     (default) conversion workers are stopped (SIGSTOP) for the length of each host
+            benchmark and continued (SIGCONT) after it; their timeouts do not count the pause.
+            Measured on the 2-vCPU dev VM, pinning alone left medians up to 32% high
+            (bench/isolation_check.py): the vCPUs share more than a core's affinity can separate.
+  affinity  every thread of every conversion worker is pinned to the cores the benchmark does not
+            use while it runs (sched_setaffinity per thread: a pid's mask covers only its main thread).
+  none      conversions run as they please; the report says so.
+The benchmark process itself is always pinned to the last `threads` cores, so every model of a
+run is measured on the same cores.
 """
 
 from __future__ import annotations
@@ -10,8 +17,10 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
+
+METHODS = ("pause", "affinity", "none")
 
 
 def _pin_tree(pid: int, cpus: set[int]) -> None:
@@ -27,32 +36,51 @@ def _pin_tree(pid: int, cpus: set[int]) -> None:
 
 
 class HostIsolation:
-    def __init__(self, worker_pids: Callable[[], list[int]], threads: int, enabled: bool = True):
+    def __init__(self, converter, threads: int, method: str = "pause"):
+        if method not in METHODS:
+            raise ValueError(f"isolation method {method!r} not one of {METHODS}")
+        self.converter = converter
+        self.method = method
         self.all_cpus = sorted(os.sched_getaffinity(0))
-        self.worker_pids = worker_pids
         self._lock = threading.Lock()
         n = max(1, threads)
-        self.enabled = enabled and len(self.all_cpus) > n
-        self.bench_cpus = self.all_cpus[-n:] if self.enabled else self.all_cpus
-        self.convert_cpus = self.all_cpus[:-n] if self.enabled else self.all_cpus
+        spare = len(self.all_cpus) > n
+        if method == "affinity" and not spare:
+            self.method = "pause"  # no core to move the conversions to
+        self.bench_cpus = self.all_cpus[-n:] if spare else self.all_cpus
+        self.convert_cpus = self.all_cpus[:-n] if spare else self.all_cpus
+
+    @property
+    def pins_benchmark(self) -> bool:
+        return len(self.bench_cpus) < len(self.all_cpus)
 
     def describe(self) -> dict[str, Any]:
-        if not self.enabled:
-            return {"method": "none", "reason": "fewer cores than benchmark threads + 1",
-                    "bench_cpus": self.bench_cpus}
-        return {"method": "cpu-affinity", "bench_cpus": self.bench_cpus,
-                "convert_cpus_during_benchmark": self.convert_cpus}
+        info: dict[str, Any] = {"method": self.method, "bench_cpus": self.bench_cpus}
+        if self.method == "pause":
+            info["detail"] = "conversion workers stopped (SIGSTOP) during each host benchmark"
+        elif self.method == "affinity":
+            info["convert_cpus_during_benchmark"] = self.convert_cpus
+        else:
+            info["detail"] = "conversions may run beside the benchmark"
+        return info
 
     @contextlib.contextmanager
     def benchmarking(self) -> Iterator[None]:
-        if not self.enabled:
+        if self.method == "none":
             yield
             return
-        with self._lock:
-            for pid in self.worker_pids():
+        with self._lock:  # one host benchmark at a time holds the conversions back
+            if self.method == "pause":
+                self.converter.pause_workers()
+                try:
+                    yield
+                finally:
+                    self.converter.resume_workers()
+                return
+            for pid in self.converter.worker_pids():
                 _pin_tree(pid, set(self.convert_cpus))
             try:
                 yield
             finally:
-                for pid in self.worker_pids():
+                for pid in self.converter.worker_pids():
                     _pin_tree(pid, set(self.all_cpus))

@@ -56,9 +56,9 @@ class Pipeline:
         self.devices = {d.serial: d for d in devices}
         self.run_dir = Path(cfg.out)
         self.run_id = store.get_config().get("run_id", "run") if store.get_config() else "run"
-        self.isolation = HostIsolation(converter.worker_pids, cfg.bench.threads, enabled=cfg.isolate)
+        self.isolation = HostIsolation(converter, cfg.bench.threads, method=cfg.isolation)
         for device in devices:
-            if device.kind == "host" and self.isolation.enabled:
+            if device.kind == "host" and self.isolation.pins_benchmark:
                 device.cpus = self.isolation.bench_cpus
         self._lock = threading.Lock()
         self._pending: deque[str] = deque()

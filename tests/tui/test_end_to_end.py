@@ -39,7 +39,7 @@ async def test_two_sample_models_through_the_console(tmp_path):
     run_dir = tmp_path / "run"
     cfg = RunConfig(sources=[str(REPO / "sample_models")], out=run_dir, include=MODELS,
                     bench=BenchSettings(warmup=1, runs=5, min_seconds=0.05),
-                    convert=ConvertOptions(cache_dir=tmp_path / "cache", workers=1), isolate=False)
+                    convert=ConvertOptions(cache_dir=tmp_path / "cache", workers=1), isolation="none")
     built = []
 
     def factory():

@@ -1,0 +1,45 @@
+"""Host measurement isolation: conversion workers are really stopped while a host benchmark runs."""
+
+from __future__ import annotations
+
+import time
+
+from nnlite_tui.core.convert import ConvertOptions, Converter, PauseGate
+from nnlite_tui.core.isolation import HostIsolation
+
+
+def _state(pid: int) -> str:
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+
+def test_pause_stops_and_continues_the_workers(tmp_path):
+    conv = Converter(ConvertOptions(cache_dir=tmp_path / "cache"), n_workers=1)
+    try:
+        conv.prestart()
+        deadline = time.monotonic() + 120
+        while not conv.worker_pids() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        (pid,) = conv.worker_pids()
+        iso = HostIsolation(conv, threads=1, method="pause")
+        assert iso.describe()["method"] == "pause"
+        with iso.benchmarking():
+            time.sleep(0.2)
+            assert _state(pid) == "T"
+            assert conv.gate.paused
+        time.sleep(0.2)
+        assert _state(pid) != "T"
+        assert not conv.gate.paused
+    finally:
+        conv.close()
+
+
+def test_paused_time_is_not_counted_against_a_timeout():
+    gate = PauseGate()
+    start = gate.total()
+    gate.set(True)
+    time.sleep(0.3)
+    gate.set(False)
+    assert 0.25 < gate.total() - start < 1.0
+    gate.set(False)  # resuming twice changes nothing
+    assert gate.total() - start < 1.0
