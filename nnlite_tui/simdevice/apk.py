@@ -13,6 +13,8 @@ import struct
 import zipfile
 from dataclasses import dataclass, field
 
+from nnlite_tui.core.devices.apk import read_string_pool
+
 ANDROID_NS = "http://schemas.android.com/apk/res/android"
 RES_IDS = {"label": 0x01010001, "name": 0x01010003, "exported": 0x01010010,
            "minSdkVersion": 0x0101020C, "versionCode": 0x0101021B, "versionName": 0x0101021C,
@@ -36,31 +38,6 @@ class Manifest:
     activities: list[str] = field(default_factory=list)  # fully qualified class names
 
 
-def _read_pool(data: bytes, offset: int) -> list[str]:
-    _t, header_size, _size, count, _styles, flags, strings_start, _ = struct.unpack_from("<HHIIIIII", data, offset)
-    utf8 = bool(flags & 0x100)
-    offsets = struct.unpack_from(f"<{count}I", data, offset + header_size)
-    base = offset + strings_start
-    out = []
-    for off in offsets:
-        p = base + off
-        if utf8:
-            n = data[p]
-            p += 2 if n & 0x80 else 1  # skip the UTF-16 length
-            n = data[p]
-            if n & 0x80:
-                n = ((n & 0x7F) << 8) | data[p + 1]
-                p += 1
-            out.append(data[p + 1:p + 1 + n].decode("utf-8", "replace"))
-        else:
-            (n,) = struct.unpack_from("<H", data, p)
-            if n & 0x8000:
-                n = ((n & 0x7FFF) << 16) | struct.unpack_from("<H", data, p + 2)[0]
-                p += 2
-            out.append(data[p + 2:p + 2 + 2 * n].decode("utf-16-le", "replace"))
-    return out
-
-
 def parse_axml(data: bytes) -> Manifest:
     """Parse a binary AndroidManifest.xml; raise ApkError if it is not one."""
     try:
@@ -75,7 +52,7 @@ def parse_axml(data: bytes) -> Manifest:
             if csize < 8:
                 raise ApkError("corrupt chunk")
             if ctype == STRING_POOL:
-                strings = _read_pool(data, offset)
+                strings = read_string_pool(data, offset)
             elif ctype == START_EL:
                 _ns, name, astart, asize, count = struct.unpack_from("<IIHHH", data, offset + 16)
                 attrs: dict[str, object] = {}

@@ -27,7 +27,8 @@ class ApkInfo:
     version_name: str | None
 
 
-def _pool(data: bytes, offset: int) -> list[str]:
+def read_string_pool(data: bytes, offset: int) -> list[str]:
+    """The strings of the AXML string-pool chunk at `offset` (UTF-8 or UTF-16)."""
     _t, header, _size, count, _styles, flags, start, _ = struct.unpack_from("<HHIIIIII", data, offset)
     utf8 = bool(flags & 0x100)
     out = []
@@ -62,7 +63,7 @@ def parse_manifest(data: bytes) -> ApkInfo:
             if size < 8:
                 raise ApkError("corrupt chunk")
             if ctype == STRING_POOL:
-                strings = _pool(data, offset)
+                strings = read_string_pool(data, offset)
             elif ctype == START_EL:
                 _ns, name, start, asize, count = struct.unpack_from("<IIHHH", data, offset + 16)
                 if strings[name] == "manifest":
