@@ -48,7 +48,8 @@ MAX_REEXECS = 3
 def run(**kw) -> None:
     """Convert and benchmark models, writing one report per model and device into RUN_DIR/reports.
 
-    Resumable: rerun the same command to continue; done models are not redone.
+    Resumable: rerun the same command to continue; done models are not redone. On a terminal the
+    control console opens; with --headless (or without a terminal) progress is printed as lines.
     """
     from nnlite_tui.core.bench import BenchSettings
     from nnlite_tui.core.config import ConfigMismatch, RunConfig
@@ -60,11 +61,10 @@ def run(**kw) -> None:
     if not specs:
         click.echo("No models found in " + ", ".join(kw["sources"]), err=True)
         sys.exit(ExitCode.NOTHING)
-    backend = kw["backend"]
     try:
         bench = BenchSettings(warmup=kw["warmup"], runs=kw["runs"], min_seconds=kw["min_seconds"],
                               max_runs=max(kw["max_runs"], kw["runs"]), max_seconds=kw["max_seconds"],
-                              threads=kw["threads"], backend=backend if backend in ("xnnpack", "cpu") else backend)
+                              threads=kw["threads"], backend=kw["backend"])
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     headless = kw["headless"] or not sys.stdout.isatty()
