@@ -13,7 +13,7 @@ import struct
 import zipfile
 from dataclasses import dataclass, field
 
-from nnlite_tui.core.devices.apk import read_string_pool
+from nnlite_tui.core.devices.apk import ApkError, iter_elements
 
 ANDROID_NS = "http://schemas.android.com/apk/res/android"
 RES_IDS = {"label": 0x01010001, "name": 0x01010003, "exported": 0x01010010,
@@ -26,10 +26,6 @@ NO_INDEX = 0xFFFFFFFF
 V2_SIGNING_MAGIC = b"APK Sig Block 42"
 
 
-class ApkError(Exception):
-    pass
-
-
 @dataclass
 class Manifest:
     package: str
@@ -40,37 +36,16 @@ class Manifest:
 
 def parse_axml(data: bytes) -> Manifest:
     """Parse a binary AndroidManifest.xml; raise ApkError if it is not one."""
+    manifest: Manifest | None = None
     try:
-        chunk_type, _hs, total = struct.unpack_from("<HHI", data, 0)
-        if chunk_type != XML or total > len(data):
-            raise ApkError("not a binary XML file")
-        strings: list[str] = []
-        manifest: Manifest | None = None
-        offset = 8
-        while offset < total:
-            ctype, hsize, csize = struct.unpack_from("<HHI", data, offset)
-            if csize < 8:
-                raise ApkError("corrupt chunk")
-            if ctype == STRING_POOL:
-                strings = read_string_pool(data, offset)
-            elif ctype == START_EL:
-                _ns, name, astart, asize, count = struct.unpack_from("<IIHHH", data, offset + 16)
-                attrs: dict[str, object] = {}
-                for i in range(count):
-                    a = offset + 16 + astart + i * asize
-                    _ans, aname, raw, _vs, _r, vtype, vdata = struct.unpack_from("<IIIHBBI", data, a)
-                    value: object = strings[raw] if raw != NO_INDEX else (
-                        strings[vdata] if vtype == TYPE_STRING else vdata)
-                    attrs[strings[aname]] = value
-                tag = strings[name]
-                if tag == "manifest":
-                    manifest = Manifest(str(attrs.get("package", "")), int(attrs.get("versionCode", 0) or 0),
-                                        None if attrs.get("versionName") is None else str(attrs["versionName"]))
-                elif tag in ("activity", "activity-alias") and manifest is not None:
-                    cls = str(attrs.get("name", ""))
-                    manifest.activities.append(manifest.package + cls if cls.startswith(".") else cls)
-            offset += csize
-    except (struct.error, IndexError, UnicodeDecodeError) as exc:
+        for tag, attrs in iter_elements(data):
+            if tag == "manifest":
+                manifest = Manifest(str(attrs.get("package", "")), int(attrs.get("versionCode", 0) or 0),
+                                    None if attrs.get("versionName") is None else str(attrs["versionName"]))
+            elif tag in ("activity", "activity-alias") and manifest is not None:
+                cls = str(attrs.get("name", ""))
+                manifest.activities.append(manifest.package + cls if cls.startswith(".") else cls)
+    except (TypeError, ValueError) as exc:
         raise ApkError(f"corrupt binary XML: {exc}") from exc
     if manifest is None or not manifest.package:
         raise ApkError("no <manifest package=...> element")

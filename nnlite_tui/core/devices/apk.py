@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import struct
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 XML, STRING_POOL, START_EL = 0x0003, 0x0001, 0x0102
@@ -50,8 +51,8 @@ def read_string_pool(data: bytes, offset: int) -> list[str]:
     return out
 
 
-def parse_manifest(data: bytes) -> ApkInfo:
-    """The <manifest> element's package, versionCode and versionName; ApkError if unreadable."""
+def iter_elements(data: bytes) -> Iterator[tuple[str, dict[str, object]]]:
+    """(tag, attributes) of every start element of a binary XML file, in order; ApkError if corrupt."""
     try:
         kind, _hs, total = struct.unpack_from("<HHI", data, 0)
         if kind != XML or total > len(data):
@@ -66,21 +67,31 @@ def parse_manifest(data: bytes) -> ApkInfo:
                 strings = read_string_pool(data, offset)
             elif ctype == START_EL:
                 _ns, name, start, asize, count = struct.unpack_from("<IIHHH", data, offset + 16)
-                if strings[name] == "manifest":
-                    attrs: dict[str, object] = {}
-                    for i in range(count):
-                        a = offset + 16 + start + i * asize
-                        _ans, aname, raw, _vs, _r, vtype, value = struct.unpack_from("<IIIHBBI", data, a)
-                        attrs[strings[aname]] = strings[raw] if raw != NO_INDEX else (
-                            strings[value] if vtype == TYPE_STRING else value)
-                    if not attrs.get("package"):
-                        break
-                    name_attr = attrs.get("versionName")
-                    return ApkInfo(str(attrs["package"]), int(attrs.get("versionCode") or 0),
-                                   None if name_attr is None else str(name_attr))
+                attrs: dict[str, object] = {}
+                for i in range(count):
+                    a = offset + 16 + start + i * asize
+                    _ans, aname, raw, _vs, _r, vtype, value = struct.unpack_from("<IIIHBBI", data, a)
+                    attrs[strings[aname]] = strings[raw] if raw != NO_INDEX else (
+                        strings[value] if vtype == TYPE_STRING else value)
+                yield strings[name], attrs
             offset += size
     except (struct.error, IndexError, ValueError) as exc:
         raise ApkError(f"corrupt binary XML: {exc}") from exc
+
+
+def parse_manifest(data: bytes) -> ApkInfo:
+    """The <manifest> element's package, versionCode and versionName; ApkError if unreadable."""
+    for tag, attrs in iter_elements(data):
+        if tag != "manifest":
+            continue
+        if not attrs.get("package"):
+            break
+        try:
+            code = int(attrs.get("versionCode") or 0)
+        except (TypeError, ValueError) as exc:
+            raise ApkError(f"corrupt binary XML: versionCode {attrs.get('versionCode')!r}") from exc
+        name_attr = attrs.get("versionName")
+        return ApkInfo(str(attrs["package"]), code, None if name_attr is None else str(name_attr))
     raise ApkError("no <manifest package=...> element")
 
 
