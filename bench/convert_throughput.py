@@ -44,26 +44,8 @@ def main() -> int:
         opts = ConvertOptions(workers=args.workers, cache_dir=Path(tmp) / "cache")
         n = opts.worker_count(len(specs))
         conv = Converter(opts, log_dir=Path(tmp), n_workers=n)
-        todo = list(specs)
-        lock = threading.Lock()
-        results = []
-
-        def work() -> None:
-            while True:
-                with lock:
-                    if not todo:
-                        return
-                    spec = todo.pop(0)
-                r = conv.convert(spec, Path(tmp) / "out" / f"{spec.name}.tflite")
-                with lock:
-                    results.append(r)
-
         t0 = time.monotonic()
-        threads = [threading.Thread(target=work) for _ in range(n)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        results = conv.convert_many(specs, Path(tmp) / "out")
         wall = time.monotonic() - t0
         conv.close()
     stop.set()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -37,36 +36,18 @@ def convert(out: str, **kw) -> None:
     options = convert_options_from(kw)
     n_workers = options.worker_count(len(specs))
     converter = Converter(options, log_dir=out_dir / "logs", n_workers=n_workers)
-    results: list[dict] = []
-    lock = threading.Lock()
-    todo = list(specs)
     started = time.monotonic()
     tty = sys.stdout.isatty()
+    done = [0]
 
-    def work() -> None:
-        while True:
-            with lock:
-                if not todo:
-                    return
-                spec = todo.pop(0)
-            name = safe_name(spec.name)
-            result = converter.convert(spec, out_dir / f"{name}.tflite", out_dir / "logs" / f"{name}.log")
-            record = {"model": spec.to_dict(), **result}
-            write_json_atomic(out_dir / f"{name}.json", record)
-            with lock:
-                results.append(result)
-                _show(result, len(results), len(specs), started, tty)
+    def record(spec, result: dict) -> None:
+        write_json_atomic(out_dir / f"{safe_name(spec.name)}.json", {"model": spec.to_dict(), **result})
+        done[0] += 1
+        _show(result, done[0], len(specs), started, tty)
 
-    converter.prestart()
-    threads = [threading.Thread(target=work, daemon=True) for _ in range(n_workers)]
     try:
-        for t in threads:
-            t.start()
-        for t in threads:
-            while t.is_alive():
-                t.join(0.2)
+        results = converter.convert_many(specs, out_dir, out_dir / "logs", on_result=record)
     except KeyboardInterrupt:
-        converter.kill_all()
         click.echo("\ninterrupted; converted files so far are kept", err=True)
         sys.exit(ExitCode.STOPPED)
     finally:

@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass, field
 from importlib import metadata
 from multiprocessing.connection import Connection
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -372,6 +373,46 @@ class Converter:
             _place(cached_tflite, dest)
             result["tflite_path"] = str(dest)
         return {**result, "cached": False, "key": key, "model": spec.name}
+
+    def convert_many(self, specs: list[ModelSpec], out_dir: Path, log_dir: Path | None = None,
+                     on_result: Callable[[ModelSpec, dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+        """Convert specs to out_dir/<name>.tflite on every worker at once; results in completion order.
+
+        on_result runs under a lock, so it may print or count without its own. Ctrl-C in the
+        calling thread kills the workers and propagates.
+        """
+        from nnlite_tui.core.report import safe_name
+
+        todo = list(specs)
+        results: list[dict[str, Any]] = []
+        lock = threading.Lock()
+
+        def work() -> None:
+            while True:
+                with lock:
+                    if not todo:
+                        return
+                    spec = todo.pop(0)
+                name = safe_name(spec.name)
+                result = self.convert(spec, out_dir / f"{name}.tflite",
+                                      log_dir / f"{name}.log" if log_dir else None)
+                with lock:
+                    results.append(result)
+                    if on_result is not None:
+                        on_result(spec, result)
+
+        self.prestart()
+        threads = [threading.Thread(target=work, daemon=True) for _ in range(self.n_workers)]
+        for t in threads:
+            t.start()
+        try:
+            for t in threads:
+                while t.is_alive():
+                    t.join(0.2)  # short joins so that Ctrl-C reaches this thread
+        except KeyboardInterrupt:
+            self.kill_all()
+            raise
+        return results
 
     def close(self) -> None:
         with self._close_lock:
