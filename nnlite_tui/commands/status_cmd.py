@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
@@ -12,27 +11,13 @@ import click
 from nnlite_tui.commands.options import ExitCode
 
 
-def runner_pid(run_dir: Path) -> int | None:
-    """The pid of the live process that owns the run, or None."""
-    try:
-        pid = int((run_dir / "runner.pid").read_text().strip())
-    except (OSError, ValueError):
-        return None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return None
-    except PermissionError:
-        return pid  # alive, owned by another user
-    return pid
-
-
 @click.command()
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
 @click.option("--events", "n_events", type=click.IntRange(min=0), default=10, show_default=True,
               help="How many of the last events to show.")
 def status(run_dir: str, n_events: int) -> None:
     """Counts by status and the last events of RUN_DIR (also while another process runs it)."""
+    from nnlite_tui.core.control import runner_pid
     from nnlite_tui.core.events import STATUSES, RunControl
     from nnlite_tui.core.jsonl import read_events
     from nnlite_tui.core.store import StoreError, load_snapshot, state_path

@@ -15,6 +15,27 @@ from pathlib import Path
 
 COMMANDS = ("pause", "resume", "skip", "retry", "stop_after_current", "stop_now")
 CONTROL_FILE = "control.jsonl"
+PID_FILE = "runner.pid"  # written by the process that owns a run, removed when it ends
+
+
+def runner_pid(run_dir: str | os.PathLike) -> int | None:
+    """The pid in RUN_DIR/runner.pid if that process is alive (and not this one), else None."""
+    path = Path(run_dir) / PID_FILE
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    try:
+        pid = int(json.loads(text)["pid"]) if text.startswith("{") else int(text.split()[0])
+    except (ValueError, KeyError, IndexError, json.JSONDecodeError):
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass  # alive, owned by another user
+    return pid if pid != os.getpid() else None
 
 
 class Control:

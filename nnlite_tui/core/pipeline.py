@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from nnlite_tui.core.config import RunConfig
-from nnlite_tui.core.control import Control, ControlChannel
+from nnlite_tui.core.control import PID_FILE, Control, ControlChannel
 from nnlite_tui.core.convert import Converter
 from nnlite_tui.core.devices.base import Device
 from nnlite_tui.core.events import (TERMINAL, ModelStatus, Recovery, Reporter, RunControl,
@@ -34,7 +34,6 @@ from nnlite_tui.core.report import build_report, report_filename, write_json_ato
 from nnlite_tui.core.spec import ModelSpec
 from nnlite_tui.core.store import RunStore
 
-PID_FILE = "runner.pid"
 
 
 @dataclass

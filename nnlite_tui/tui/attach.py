@@ -13,32 +13,16 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-import psutil
 
-from nnlite_tui.core.control import ControlChannel
+from nnlite_tui.core.control import ControlChannel, runner_pid  # noqa: F401 (runner_pid: this module's API)
 from nnlite_tui.core.events import Event, ModelStatus, RunStarted, event_from_dict
+from nnlite_tui.core.jsonl import EVENTS_FILE
+from nnlite_tui.core.store import STATE_FILE
 
-EVENTS_FILE = "events.jsonl"
-PID_FILE = "runner.pid"
-STATE_FILE = "state.json"
 POLL_SECONDS = 0.2
 MAX_BATCH = 2000  # events per message, so replaying a long log keeps the UI responsive
 FULL_REPLAY_BYTES = 8 << 20  # a longer log is not replayed: the store says where each model is
 TAIL_BYTES = 1 << 20  # the end of a long log: recent recoveries, device states, logs
-
-
-def runner_pid(run_dir: str | os.PathLike) -> int | None:
-    """The pid in RUN_DIR/runner.pid if that process is alive, else None."""
-    path = Path(run_dir) / PID_FILE
-    try:
-        text = path.read_text(encoding="utf-8").strip()
-    except OSError:
-        return None
-    try:
-        pid = int(json.loads(text)["pid"]) if text.startswith("{") else int(text.split()[0])
-    except (ValueError, KeyError, IndexError, json.JSONDecodeError):
-        return None
-    return pid if psutil.pid_exists(pid) and pid != os.getpid() else None
 
 
 class EventTail:
