@@ -144,9 +144,6 @@ def _reexec() -> None:
 
 
 def _write_summary(pipeline) -> None:
-    from nnlite_tui.core.summary import write_summary
+    from nnlite_tui.core.summary import print_table, write_summary
 
-    path = write_summary(pipeline.run_dir)
-    from nnlite_tui.core.summary import print_table
-
-    print_table(path)
+    print_table(write_summary(pipeline.run_dir))

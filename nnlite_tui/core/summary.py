@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nnlite_tui.core.report import load_reports, summary_row, to_csv, write_json_atomic  # noqa: F401
+from nnlite_tui.core.report import load_reports, summary_row, to_csv
 from nnlite_tui.core.store import load_snapshot
 
 SUMMARY_FILE = "summary.csv"
