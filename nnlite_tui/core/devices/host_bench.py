@@ -11,6 +11,17 @@ import os
 import sys
 
 
+def thp_mode() -> str | None:
+    """The kernel's transparent-huge-page mode, the bracketed word of its sysfs file."""
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            text = f.read()
+    except OSError:
+        return None  # no THP support, or not Linux
+    start, end = text.find("["), text.find("]")
+    return text[start + 1:end] if 0 <= start < end else None
+
+
 def main(args_path: str) -> int:
     with open(args_path) as f:
         args = json.load(f)
@@ -21,6 +32,7 @@ def main(args_path: str) -> int:
 
     result = benchmark_result(args["model_path"], BenchSettings(**args["settings"]), args.get("run_id", ""))
     result["cpu_affinity"] = sorted(os.sched_getaffinity(0))
+    result["huge_pages"] = {"glibc_tunables": os.environ.get("GLIBC_TUNABLES"), "thp_enabled": thp_mode()}
     tmp = args["result_path"] + ".tmp"
     with open(tmp, "w") as f:
         json.dump(result, f)
