@@ -433,6 +433,10 @@ class Converter:
             _signal_group(pid, signal.SIGCONT)
         self.gate.set(False)
 
+    def busy_workers(self) -> int:
+        """Workers that are up and have been handed a job since they started."""
+        return sum(1 for w in self._all if w.alive and w.jobs > 0)
+
     def worker_pids(self) -> list[int]:
         return [w.process.pid for w in self._all if w.process is not None and w.alive]
 
