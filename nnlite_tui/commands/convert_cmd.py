@@ -60,7 +60,9 @@ def convert(out: str, **kw) -> None:
 def _show(result: dict, n: int, total: int, started: float, tty: bool) -> None:
     name = result.get("model")
     if result.get("ok"):
+        strength = (result.get("validation") or {}).get("strength", "")
         line = f"converted {name}  max|diff| {result.get('max_abs_diff', 0):.2e}" + \
+            (f"  (check {strength})" if strength.startswith("weak") else "") + \
             ("  (cached)" if result.get("cached") else "")
     else:
         line = f"FAILED    {name}  {result.get('stage')}: {result.get('error_type')}: {result.get('error_message')}"

@@ -149,35 +149,58 @@ def _flat_outputs(out) -> list:
     return []
 
 
-def _validate(path: str, example_nhwc, reference: list) -> dict[str, Any]:
+def _validate(path: str, samples_nhwc: list, references: list[list]) -> dict[str, Any]:
+    """Run the .tflite on each sample; every output must match PyTorch's within VALIDATE_RTOL."""
     import numpy as np
     from ai_edge_litert.interpreter import Interpreter
 
     interpreter = Interpreter(model_path=path, num_threads=1)
     interpreter.allocate_tensors()
     inputs = interpreter.get_input_details()
-    interpreter.set_tensor(inputs[0]["index"], example_nhwc.astype(inputs[0]["dtype"]))
-    interpreter.invoke()
-    outputs = [interpreter.get_tensor(o["index"]) for o in interpreter.get_output_details()]
-    if len(outputs) != len(reference):
-        raise ValueError(f"the .tflite has {len(outputs)} outputs, PyTorch gives {len(reference)}")
     max_abs = 0.0
     scale = 1.0
-    for got, want in zip(outputs, reference):
-        want = want.detach().numpy()
-        if got.shape != want.shape:
-            raise ValueError(f"output shape {list(got.shape)} differs from PyTorch {list(want.shape)}")
-        if want.size:
-            max_abs = max(max_abs, float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)))))
-            scale = max(scale, float(np.max(np.abs(want))))
+    for sample, reference in zip(samples_nhwc, references):
+        interpreter.set_tensor(inputs[0]["index"], sample.astype(inputs[0]["dtype"]))
+        interpreter.invoke()
+        outputs = [interpreter.get_tensor(o["index"]) for o in interpreter.get_output_details()]
+        if len(outputs) != len(reference):
+            raise ValueError(f"the .tflite has {len(outputs)} outputs, PyTorch gives {len(reference)}")
+        for got, want in zip(outputs, reference):
+            want = want.detach().numpy()
+            if got.shape != want.shape:
+                raise ValueError(f"output shape {list(got.shape)} differs from PyTorch {list(want.shape)}")
+            if want.size:
+                max_abs = max(max_abs, float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)))))
+                scale = max(scale, float(np.max(np.abs(want))))
     if not np.isfinite(max_abs) or max_abs > VALIDATE_RTOL * scale:
         raise ValueError(f"output differs from PyTorch: max abs diff {max_abs:.3g} (tolerance {VALIDATE_RTOL * scale:.3g})")
     return {
         "max_abs_diff": max_abs,
         "tflite_input_shape": [int(d) for d in inputs[0]["shape"]],
         "tflite_input_dtype": inputs[0]["dtype"].__name__,
-        "output_shapes": [list(o.shape) for o in outputs],
+        "output_shapes": [[int(d) for d in o["shape"]] for o in interpreter.get_output_details()],
+        "validation": _strength(references, scale),
     }
+
+
+def _strength(references: list[list], scale: float) -> dict[str, Any]:
+    """How much the check above can tell: nothing about the input side when the output ignores it.
+
+    With random weights some models saturate, and their output is the same for any input; a
+    .tflite that scrambled its input (a wrong layout) would then pass the comparison unseen.
+    """
+    import numpy as np
+
+    if len(references) < 2:
+        return {"inputs": len(references), "strength": "single-input", "input_sensitivity": None}
+    moved = 0.0
+    for a, b in zip(references[0], references[1]):
+        if a.numel():
+            moved = max(moved, float(np.max(np.abs(a.detach().numpy().astype(np.float64)
+                                                   - b.detach().numpy().astype(np.float64)))))
+    sensitivity = moved / scale
+    return {"inputs": len(references), "input_sensitivity": sensitivity,
+            "strength": "strong" if sensitivity > VALIDATE_RTOL else "weak: the output does not depend on the input"}
 
 
 class Filtered(Exception):
@@ -197,19 +220,25 @@ def convert_one(spec: ModelSpec, out_path: str, tracker: _PhaseTracker, nhwc: bo
     params = int(sum(p.numel() for p in model.parameters()))
     if max_params is not None and params > max_params:
         raise Filtered(f"{params} parameters, over --max-params {max_params}")
+    # A second input, when the model takes one float tensor: see _strength.
+    checks = [example_args]
+    if len(example_args) == 1 and example_args[0].is_floating_point():
+        checks.append((torch.randn(example_args[0].shape, generator=torch.Generator().manual_seed(1),
+                                   dtype=example_args[0].dtype),))
     with torch.no_grad():
         try:
-            reference = _flat_outputs(model(*example_args))
+            references = [_flat_outputs(model(*args)) for args in checks]
         except BaseException as exc:
             if isinstance(exc, KeyboardInterrupt):
                 raise
             raise StageError("export", exc) from exc
     use_nhwc = nhwc and len(example_args) == 1 and example_args[0].dim() == 4
-    if use_nhwc:
-        target = _nhwc_wrapper(model)
-        sample = (example_args[0].permute(0, 2, 3, 1).contiguous(),)
-    else:
-        target, sample = model, example_args
+
+    def as_fed(args: tuple) -> tuple:
+        return (args[0].permute(0, 2, 3, 1).contiguous(),) if use_nhwc else args
+
+    target = _nhwc_wrapper(model) if use_nhwc else model
+    sample = as_fed(example_args)
     t0 = time.perf_counter()
     tracker.phase = "export"
     try:
@@ -231,7 +260,7 @@ def convert_one(spec: ModelSpec, out_path: str, tracker: _PhaseTracker, nhwc: bo
     timings["serialize_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     try:
-        checked = _validate(out_path, sample[0].numpy(), reference)
+        checked = _validate(out_path, [as_fed(args)[0].numpy() for args in checks], references)
     except BaseException as exc:
         if isinstance(exc, KeyboardInterrupt):
             raise

@@ -88,7 +88,7 @@ def build_report(*, spec: dict[str, Any], conversion: dict[str, Any] | None, ben
     }
     conv_keys = ("ok", "stage", "error_type", "error_message", "cached", "key", "converter", "converter_version",
                  "torch_version", "layout", "input_shape", "tflite_input_shape", "tflite_input_dtype", "output_shapes",
-                 "max_abs_diff", "tflite_sha256", "tflite_bytes", "params", "timings", "seconds", "worker_peak_rss_mb")
+                 "max_abs_diff", "validation", "tflite_sha256", "tflite_bytes", "params", "timings", "seconds", "worker_peak_rss_mb")
     bench_block = {k: v for k, v in bench.items() if k not in ("log",)}
     return {
         **top,

@@ -38,6 +38,17 @@ def test_good_model_converts_channels_last_and_matches_pytorch(converter, good_m
     assert (tmp_path / "tiny.tflite").stat().st_size == result["tflite_bytes"] > 0
     assert result["params"] == 3 * 8 * 9 + 8 + 8 * 10 + 10
     assert result["converter_version"] == "0.10.0"
+    assert result["validation"]["inputs"] == 2
+    assert result["validation"]["strength"] == "strong"
+    assert result["validation"]["input_sensitivity"] > 1e-3
+
+
+def test_a_model_whose_output_ignores_its_input_is_flagged_as_weakly_checked(converter, tmp_path):
+    spec = _spec(FIXTURES / "saturated", "saturated_relu")
+    result = converter.convert(spec, tmp_path / "sat.tflite")
+    assert result["ok"], result
+    assert result["validation"]["strength"].startswith("weak")
+    assert result["validation"]["input_sensitivity"] < 1e-3
 
 
 def test_second_conversion_comes_from_cache(converter, good_models, tmp_path):

@@ -166,6 +166,8 @@ def test_reports_hold_measured_values_not_placeholders(tmp_path, good_models):
     assert (a["in_dim_1"], a["in_dim_3"]) == (32, 3) and (b["in_dim_1"], b["in_dim_3"]) == (28, 1)
     assert a["model"]["sha256"] != b["model"]["sha256"]
     assert a["conversion"]["tflite_sha256"] != b["conversion"]["tflite_sha256"]
+    assert a["conversion"]["validation"]["strength"] == "strong"
+    assert "hugetlb=1" in a["benchmark"]["huge_pages"]["glibc_tunables"]
     import os
     import platform
 
