@@ -31,7 +31,7 @@ from typing import Any
 from nnlite_tui.core.spec import ModelSpec
 
 # Bump when the worker's output for the same inputs changes (invalidates the cache).
-CONVERT_FORMAT = 2
+CONVERT_FORMAT = 3  # 3: validated on two inputs, with validation.strength
 # Stages whose failure is a property of the model, not of the machine: cached, never retried in a loop.
 DETERMINISTIC_STAGES = ("import", "instantiate", "export", "lower", "serialize", "validate", "filtered")
 TRANSIENT_STAGES = ("timeout", "out-of-memory", "crash")
