@@ -1,4 +1,4 @@
-"""Run state: RUN_DIR/state.json (a TinyDB file) plus an append-only journal; the only tinydb importer.
+"""Run state: RUN_DIR/state.json (a TinyDB file) plus an append-only journal; its file format is state_files.py.
 
 state.json holds three TinyDB tables: meta (schema version, last journal seq folded in), config
 (run settings and tool versions) and models (one record per model, in insertion order). Changes
@@ -17,207 +17,43 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from tinydb import TinyDB
-from tinydb.storages import Storage
-
 from nnlite_tui import __version__
 from nnlite_tui.core.events import STATUSES, TERMINAL
+from nnlite_tui.core.state_files import (
+    SCHEMA_VERSION,
+    AtomicJSONStorage,
+    JournalGap,
+    StoreError,
+    fdatasync,
+    fsync_dir,
+    journal_path,
+    journals,
+    load_snapshot,
+    load_state,
+    replay,
+    state_path,
+    write_all,
+)
 
 try:
     import fcntl
 except ImportError:  # Windows has no flock; one writer per run dir is then the caller's promise
     fcntl = None  # type: ignore[assignment]
 
-STATE_FILE = "state.json"
 DEFAULTS: dict[str, Any] = {"spec": {}, "status": "queued", "stage": None, "attempts": 0, "timings": {},
                             "tflite": None, "report": None, "error": None, "device": None, "median_ms": None}
-_fdatasync = getattr(os, "fdatasync", os.fsync)
-
-
-class StoreError(Exception):
-    """The run state cannot be read or written; `path` names the file concerned."""
-
-    def __init__(self, path: str | Path, message: str):
-        self.path = Path(path)
-        self.message = message
-        super().__init__(f"{self.path}: {message}")
-
-
-class _Gap(Exception):
-    """The journals do not continue state.json: a compaction raced a reader, or entries are lost."""
-
-
-def state_path(path: str | Path) -> Path:
-    """RUN_DIR or RUN_DIR/state.json -> the state file."""
-    p = Path(path)
-    return p if p.suffix == ".json" else p / STATE_FILE
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-class AtomicJSONStorage(Storage):
-    """TinyDB storage whose writes replace the file atomically (temp, fsync, rename, fsync dir).
-
-    A read is cached, so every table read through one TinyDB sees the same version of the file
-    even while a writer in another process replaces it.
-    """
-
-    def __init__(self, path: str | Path, read_only: bool = False):
-        self.path = Path(path)
-        self.read_only = read_only
-        self._cache: dict | None = None
-
-    def read(self) -> dict | None:
-        if self._cache is None:
-            try:
-                text = self.path.read_text(encoding="utf-8")
-            except FileNotFoundError:
-                return None
-            self._cache = json.loads(text)
-        return self._cache
-
-    def write(self, data: dict) -> None:
-        self.write_chunks([json.dumps(data)])
-        self._cache = data
-
-    def write_chunks(self, chunks: Iterable[str]) -> None:
-        """Write the file from pieces of JSON text (lets other threads run between pieces)."""
-        if self.read_only:
-            raise StoreError(self.path, "opened read-only")
-        self._cache = None
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                for chunk in chunks:
-                    f.write(chunk)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        _fsync_dir(self.path.parent)
-
-
-def _load_state(path: Path) -> tuple[int, dict | None, dict[str, dict]]:
-    """-> (journal seq folded in, config, records by name in insertion order); StoreError if bad."""
-    db = TinyDB(path, storage=AtomicJSONStorage, read_only=True)
-    try:
-        raw = db.storage.read()
-    except (OSError, ValueError) as exc:  # ValueError covers JSONDecodeError and UnicodeDecodeError
-        raise StoreError(path, f"unreadable run state ({exc}); the file was left untouched") from exc
-    if raw is None:
-        raise StoreError(path, "no run state here")
-    problem = _shape_problem(raw)
-    if problem:
-        raise StoreError(path, f"not a valid nnlite-tui state file ({problem}); the file was left untouched")
-    meta = db.table("meta").get(doc_id=1)
-    docs = sorted(db.table("models").all(), key=lambda d: d.doc_id)
-    config = db.table("config").get(doc_id=1)
-    return meta["journal_seq"], (dict(config) if config is not None else None), {d["name"]: dict(d) for d in docs}
-
-
-def _shape_problem(raw: Any) -> str | None:
-    if not isinstance(raw, dict) or not isinstance(raw.get("meta"), dict):
-        return "no meta table"
-    meta = raw["meta"].get("1")
-    version = meta.get("schema_version") if isinstance(meta, dict) else None
-    if not isinstance(version, int):
-        return "no schema version"
-    if version > RunStore.SCHEMA_VERSION:
-        return (f"schema version {version} is newer than this nnlite-tui {__version__} reads "
-                f"({RunStore.SCHEMA_VERSION}); upgrade nnlite-tui")
-    if version != RunStore.SCHEMA_VERSION:
-        return f"unknown schema version {version}"
-    if not isinstance(meta.get("journal_seq"), int):
-        return "no journal seq"
-    for name in ("models", "config"):
-        table = raw.get(name)
-        if not isinstance(table, dict) or not all(k.isdigit() and isinstance(d, dict) for k, d in table.items()):
-            return f"{name!r} is not a TinyDB table"
-    if not all(isinstance(d.get("name"), str) for d in raw["models"].values()):
-        return "a model record has no name"
-    return None
-
-
-def _journals(state: Path) -> list[tuple[int, Path]]:
-    prefix = state.name + ".journal."
-    found = [(int(p.name[len(prefix):]), p) for p in state.parent.glob(prefix + "*") if p.name[len(prefix):].isdigit()]
-    return sorted(found)
-
-
-def _journal_entries(path: Path) -> list[dict]:
-    """Complete entries of one journal; a bad or unterminated tail is a write cut short, not damage."""
-    lines = path.read_bytes().split(b"\n")[:-1]  # bytes after the last newline were never acknowledged
-    entries: list[dict] = []
-    for i, line in enumerate(lines):
-        entry = _parse_entry(line)
-        if entry is None:
-            if any(_parse_entry(later) is not None for later in lines[i + 1:]):
-                raise StoreError(path, f"corrupt journal line {i + 1}; the file was left untouched")
-            break
-        entries.append(entry)
-    return entries
-
-
-def _parse_entry(line: bytes) -> dict | None:
-    try:
-        entry = json.loads(line)
-    except ValueError:
-        return None
-    ok = isinstance(entry, dict) and isinstance(entry.get("seq"), int) and isinstance(entry.get("put"), dict)
-    return entry if ok and isinstance(entry["put"].get("name"), str) else None
-
-
-def _replay(state: Path, seq: int, records: dict[str, dict]) -> int:
-    """Apply the journal entries after `seq` to `records`; -> the last seq. _Gap if one is missing."""
-    for start, path in _journals(state):
-        if start > seq + 1:
-            raise _Gap(f"{path.name} starts at entry {start}, state.json ends at {seq}")
-        try:
-            entries = _journal_entries(path)
-        except FileNotFoundError as exc:
-            raise _Gap(f"{path.name} vanished while reading") from exc
-        for entry in entries:
-            if entry["seq"] > seq + 1:
-                raise _Gap(f"{path.name} skips from entry {seq} to {entry['seq']}")
-            if entry["seq"] == seq + 1:
-                records[entry["put"]["name"]] = entry["put"]
-                seq += 1
-    return seq
-
-
-def load_snapshot(run_dir: str | Path, *, attempts: int = 50) -> tuple[dict | None, list[dict]]:
-    """The latest durable (config, records) of a run, read without writing or locking anything."""
-    path = state_path(run_dir)
-    for attempt in range(attempts):
-        seq, config, records = _load_state(path)
-        try:
-            _replay(path, seq, records)
-        except _Gap:
-            time.sleep(0.002 * (attempt + 1))  # a compaction replaced the files under us: read again
-            continue
-        return config, list(records.values())
-    raise StoreError(path, "the run state kept changing while it was read; try again")
 
 
 class RunStore:
     """The state of one run: thread-safe (one lock), one writer per run directory, kill -9 safe."""
 
-    SCHEMA_VERSION = 1
+    SCHEMA_VERSION = SCHEMA_VERSION  # state_files reads this version and refuses others
     COMPACT_MIN = 2000  # journal entries before a background compaction; fewer are cheaper to replay
 
     def __init__(self, path: str | Path, *, flush_interval: float = 1.0):
@@ -255,12 +91,12 @@ class RunStore:
 
     def _open(self) -> None:
         if self.path.exists():
-            seq, config, records = _load_state(self.path)
+            seq, config, records = load_state(self.path)
             try:
-                seq = _replay(self.path, seq, records)
-            except _Gap as exc:
+                seq = replay(self.path, seq, records)
+            except JournalGap as exc:
                 raise StoreError(self.path, f"journal entries are missing ({exc}); files left untouched") from exc
-        elif _journals(self.path):
+        elif journals(self.path):
             raise StoreError(self.path, "is missing but its journal files exist; not starting a fresh run over them")
         else:
             seq, config, records = 0, None, {}
@@ -385,7 +221,7 @@ class RunStore:
             self._release()
         if self._error is not None:
             raise StoreError(self.path, f"writing the run state failed: {self._error}") from self._error
-        _journal_path(self.path, self._journal_start).unlink()  # empty after the compaction above
+        journal_path(self.path, self._journal_start).unlink()  # empty after the compaction above
 
     def __enter__(self) -> RunStore:
         return self
@@ -429,16 +265,16 @@ class RunStore:
             if self._dirty:
                 numbered = enumerate(self._dirty, self._seq + 1)
                 lines = [f'{{"seq": {seq}, "put": {self._json[name]}}}\n' for seq, name in numbered]
-                _write_all(self._journal_fd, "".join(lines).encode())
+                write_all(self._journal_fd, "".join(lines).encode())
                 self._seq += len(lines)
                 self._since_compact += len(lines)
                 self._dirty.clear()
                 self._unsynced = True
             if sync and self._unsynced:
-                _fdatasync(self._journal_fd)
+                fdatasync(self._journal_fd)
                 self._unsynced = False
         except OSError as exc:
-            raise StoreError(_journal_path(self.path, self._journal_start), f"cannot append: {exc}") from exc
+            raise StoreError(journal_path(self.path, self._journal_start), f"cannot append: {exc}") from exc
 
     def _compact(self) -> None:
         with self._compact_lock:
@@ -449,7 +285,7 @@ class RunStore:
                 self._since_compact = 0
             started = time.perf_counter()
             self._write_state(seq, config, texts)
-            for start, path in _journals(self.path):
+            for start, path in journals(self.path):
                 if start <= seq:  # every entry in it is now in state.json
                     path.unlink(missing_ok=True)
             self.compactions += 1
@@ -457,8 +293,8 @@ class RunStore:
 
     def _switch_journal(self, start: int) -> None:
         # O_TRUNC: a leftover file of this name can only hold a cut-short, never-acknowledged tail.
-        fd = os.open(_journal_path(self.path, start), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
-        _fsync_dir(self.path.parent)  # its name must outlive a power cut before it holds acknowledged entries
+        fd = os.open(journal_path(self.path, start), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
+        fsync_dir(self.path.parent)  # its name must outlive a power cut before it holds acknowledged entries
         if self._journal_fd is not None:
             os.close(self._journal_fd)
         self._journal_fd, self._journal_start, self._unsynced = fd, start, False
@@ -512,19 +348,3 @@ class RunStore:
 def _check_status(status: str) -> None:
     if status not in STATUSES:
         raise ValueError(f"unknown status {status!r}; expected one of {', '.join(STATUSES)}")
-
-
-def _journal_path(state: Path, start: int) -> Path:
-    return state.with_name(f"{state.name}.journal.{start}")
-
-
-def _write_all(fd: int | None, data: bytes) -> None:
-    assert fd is not None, "journal not open"
-    end = os.lseek(fd, 0, os.SEEK_END)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-    except OSError:
-        os.ftruncate(fd, end)  # a half line followed by whole ones would read as a damaged journal
-        raise

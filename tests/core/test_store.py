@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 from tinydb import TinyDB
 
-from nnlite_tui.core import store as store_module
+from nnlite_tui.core import state_files
 from nnlite_tui.core.events import STATUSES, TERMINAL
-from nnlite_tui.core.store import RunStore, StoreError, load_snapshot
+from nnlite_tui.core.state_files import StoreError, load_snapshot
+from nnlite_tui.core.store import RunStore
 
 
 def child(code: str, run_dir: Path) -> subprocess.CompletedProcess:
@@ -319,7 +320,7 @@ def test_snapshot_reads_again_when_a_compaction_races_it(tmp_path, monkeypatch):
     with RunStore(tmp_path, flush_interval=60) as store:
         store.add_models([{"name": "a"}, {"name": "b"}])
         store.transition("a", "done")  # in the journal only
-        real_load_state, loads = store_module._load_state, []
+        real_load_state, loads = state_files.load_state, []
 
         def load_then_compact(path):
             state = real_load_state(path)
@@ -329,7 +330,7 @@ def test_snapshot_reads_again_when_a_compaction_races_it(tmp_path, monkeypatch):
             loads.append(path)
             return state
 
-        monkeypatch.setattr(store_module, "_load_state", load_then_compact)
+        monkeypatch.setattr(state_files, "load_state", load_then_compact)
         _, records = load_snapshot(tmp_path)
         assert [r["status"] for r in records] == ["done", "done"] and len(loads) == 2
 
