@@ -55,7 +55,7 @@ def run(**kw) -> None:
     from nnlite_tui.core.config import ConfigMismatch, RunConfig
     from nnlite_tui.core.devices.registry import DeviceSpecError
     from nnlite_tui.core.run_setup import build_pipeline
-    from nnlite_tui.core.state_files import StoreError
+    from nnlite_tui.core.store.files import StoreError
 
     specs = discover_or_exit(kw)
     if not specs:

@@ -20,7 +20,7 @@ def status(run_dir: str, n_events: int) -> None:
     from nnlite_tui.core.control import runner_pid
     from nnlite_tui.core.events import STATUSES, RunControl
     from nnlite_tui.core.jsonl import read_events
-    from nnlite_tui.core.state_files import StoreError, load_snapshot, state_path
+    from nnlite_tui.core.store.files import StoreError, load_snapshot, state_path
 
     path = Path(run_dir)
     if not state_path(path).exists():

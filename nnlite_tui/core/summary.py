@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from nnlite_tui.core.report import load_reports, summary_row, to_csv
-from nnlite_tui.core.state_files import load_snapshot
+from nnlite_tui.core.store.files import load_snapshot
 
 SUMMARY_FILE = "summary.csv"
 

@@ -17,7 +17,7 @@ from typing import Callable
 from nnlite_tui.core.control import ControlChannel, runner_pid  # noqa: F401 (runner_pid: this module's API)
 from nnlite_tui.core.events import Event, ModelStatus, RunStarted, event_from_dict
 from nnlite_tui.core.jsonl import EVENTS_FILE
-from nnlite_tui.core.state_files import STATE_FILE
+from nnlite_tui.core.store.files import STATE_FILE
 
 POLL_SECONDS = 0.2
 MAX_BATCH = 2000  # events per message, so replaying a long log keeps the UI responsive
@@ -92,7 +92,7 @@ class EventTail:
 
 def snapshot_events(run_dir: Path, tail: list[Event]) -> list[Event]:
     """The run as events: its last start, every model's stored state, then what the tail adds."""
-    from nnlite_tui.core.state_files import load_snapshot  # tinydb: only when there is a store to read
+    from nnlite_tui.core.store.files import load_snapshot  # tinydb: only when there is a store to read
 
     config, records = load_snapshot(run_dir)
     starts = [i for i, e in enumerate(tail) if isinstance(e, RunStarted)]

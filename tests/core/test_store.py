@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from tinydb import TinyDB
 
-from nnlite_tui.core import state_files
+from nnlite_tui.core.store import files as state_files
 from nnlite_tui.core.events import STATUSES, TERMINAL
-from nnlite_tui.core.state_files import StoreError, load_snapshot
+from nnlite_tui.core.store.files import StoreError, load_snapshot
 from nnlite_tui.core.store import RunStore
 
 

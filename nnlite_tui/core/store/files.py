@@ -2,7 +2,7 @@
 
 Reading them whole (load_state + replay, or load_snapshot for readers that must not lock or write:
 `nnlite status`, the console attached to a run) and the low-level writes RunStore builds on: the
-atomic TinyDB storage, journal names and appends. See store.py for why there is a journal.
+atomic TinyDB storage, journal names and appends. See run_store.py for why there is a journal.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Run state: RUN_DIR/state.json (a TinyDB file) plus an append-only journal; its file format is state_files.py.
+"""Run state: RUN_DIR/state.json (a TinyDB file) plus an append-only journal; its file format is files.py.
 
 state.json holds three TinyDB tables: meta (schema version, last journal seq folded in), config
 (run settings and tool versions) and models (one record per model, in insertion order). Changes
@@ -25,7 +25,7 @@ from typing import Any
 
 from nnlite_tui import __version__
 from nnlite_tui.core.events import STATUSES, TERMINAL
-from nnlite_tui.core.state_files import (
+from nnlite_tui.core.store.files import (
     SCHEMA_VERSION,
     AtomicJSONStorage,
     JournalGap,
@@ -53,7 +53,7 @@ DEFAULTS: dict[str, Any] = {"spec": {}, "status": "queued", "stage": None, "atte
 class RunStore:
     """The state of one run: thread-safe (one lock), one writer per run directory, kill -9 safe."""
 
-    SCHEMA_VERSION = SCHEMA_VERSION  # state_files reads this version and refuses others
+    SCHEMA_VERSION = SCHEMA_VERSION  # files.py reads this version and refuses others
     COMPACT_MIN = 2000  # journal entries before a background compaction; fewer are cheaper to replay
 
     def __init__(self, path: str | Path, *, flush_interval: float = 1.0):
