@@ -42,3 +42,10 @@ def test_nnlite_help_imports_neither_torch_nor_textual():
 def test_nnlite_help_runs():
     out = subprocess.run([sys.executable, "-m", "nnlite_tui", "--help"], cwd=REPO, capture_output=True, text=True)
     assert out.returncode == 0 and "tui" in out.stdout
+
+
+def test_the_console_reads_a_run_without_importing_the_store_until_it_must():
+    # attach.snapshot_events imports the store (tinydb) only when there is a state file to read.
+    loaded = imported_after("import nnlite_tui.tui.app\nimport nnlite_tui.tui.attach\nimport nnlite_tui.commands.tui_cmd")
+    assert "tinydb" not in loaded and "nnlite_tui.core.store" not in loaded
+    assert not {m for m in loaded if m.split(".")[0] in ("torch", "litert_torch")}

@@ -13,9 +13,9 @@ import threading
 import time
 from pathlib import Path
 
+from nnlite_tui.core.run_files import CONTROL_FILE, PID_FILE
+
 COMMANDS = ("pause", "resume", "skip", "retry", "stop_after_current", "stop_now")
-CONTROL_FILE = "control.jsonl"
-PID_FILE = "runner.pid"  # written by the process that owns a run, removed when it ends
 
 
 def runner_pid(run_dir: str | os.PathLike) -> int | None:

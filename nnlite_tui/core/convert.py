@@ -21,10 +21,10 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
 from multiprocessing.connection import Connection
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from nnlite_tui.core.events import Event, event_from_dict
+from nnlite_tui.core.run_files import EVENTS_FILE
 
-EVENTS_FILE = "events.jsonl"
 
 
 class JsonlReporter:

@@ -22,18 +22,18 @@ from pathlib import Path
 from typing import Any
 
 from nnlite_tui.core.config import RunConfig
-from nnlite_tui.core.control import PID_FILE, Control, ControlChannel
+from nnlite_tui.core.control import Control, ControlChannel
 from nnlite_tui.core.convert import Converter
+from nnlite_tui.core.convert_step import convert_model
 from nnlite_tui.core.devices.base import Device
 from nnlite_tui.core.events import (TERMINAL, ModelStatus, Recovery, Reporter, RunControl,
                                     RunFinished, RunStarted)
 from nnlite_tui.core.isolation import HostIsolation
-from nnlite_tui.core.convert_step import convert_model
 from nnlite_tui.core.recovery import RecoveryPolicy, ReexecRequested
 from nnlite_tui.core.report import build_report, report_filename, write_json_atomic
+from nnlite_tui.core.run_files import PID_FILE
 from nnlite_tui.core.spec import ModelSpec
 from nnlite_tui.core.store import RunStore
-
 
 
 @dataclass
@@ -354,4 +354,3 @@ class Pipeline:
         self.converter.close()
         for d in self.devices.values():
             d.close()
-

@@ -13,11 +13,9 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-
-from nnlite_tui.core.control import ControlChannel, runner_pid  # noqa: F401 (runner_pid: this module's API)
+from nnlite_tui.core.control import ControlChannel
 from nnlite_tui.core.events import Event, ModelStatus, RunStarted, event_from_dict
-from nnlite_tui.core.jsonl import EVENTS_FILE
-from nnlite_tui.core.store.files import STATE_FILE
+from nnlite_tui.core.run_files import EVENTS_FILE, STATE_FILE
 
 POLL_SECONDS = 0.2
 MAX_BATCH = 2000  # events per message, so replaying a long log keeps the UI responsive

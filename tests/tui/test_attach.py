@@ -8,7 +8,8 @@ import pytest
 
 from nnlite_tui.core.control import ControlChannel
 from nnlite_tui.core.events import ModelLog, ModelStatus, RunControl
-from nnlite_tui.tui.attach import EventTail, runner_pid
+from nnlite_tui.core.control import runner_pid
+from nnlite_tui.tui.attach import EventTail
 from nnlite_tui.tui.widgets.run_header import RunHeader
 
 from .conftest import FROZEN, frozen_app

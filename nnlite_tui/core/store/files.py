@@ -19,8 +19,8 @@ from tinydb import TinyDB
 from tinydb.storages import Storage
 
 from nnlite_tui import __version__
+from nnlite_tui.core.run_files import STATE_FILE
 
-STATE_FILE = "state.json"
 SCHEMA_VERSION = 1
 fdatasync = getattr(os, "fdatasync", os.fsync)
 
