@@ -26,7 +26,7 @@ def convert_model(p, name: str) -> None:
     t0 = time.monotonic()
     with LogTailer(log_path, name, "convert", p.emit):
         result = p.converter.convert(spec, p.run_dir / "tflite" / f"{name}.tflite", log_path,
-                                        cancel=p._cancel[name])
+                                     cancel=p._cancel[name])
     seconds = time.monotonic() - t0
     ok = bool(result.get("ok"))
     detail = "cached" if result.get("cached") else (result.get("error_message") or "")
@@ -40,17 +40,17 @@ def convert_model(p, name: str) -> None:
             (p._shared_q if target == "*" else p._device_q[target]).put(name)
         return
     stage = result.get("stage")
-    if stage == "cancelled" or (not ok and p._control.stop_now.is_set()):
+    if stage == "cancelled" or control.stop_now.is_set():
         _cancelled(p, name)
         return
     if stage == "filtered":
         p._finish(name, "skipped", error={"stage": stage, "type": "Filtered",
-                                             "message": result.get("error_message")})
+                                          "message": result.get("error_message")})
         return
     error = {"stage": stage, "type": result.get("error_type"), "message": result.get("error_message")}
     if stage not in DETERMINISTIC_STAGES and attempt < p.cfg.max_attempts:
         p.emit(Recovery(action="retry", target=name, detail=f"{stage}: {error['message']} "
-                           f"(attempt {attempt} of {p.cfg.max_attempts})"))
+                        f"(attempt {attempt} of {p.cfg.max_attempts})"))
         p.store.update(name, error=error)
         p._release_slot(name)
         p.store.transition(name, "queued")

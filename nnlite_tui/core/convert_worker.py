@@ -189,15 +189,10 @@ def _strength(references: list[list], scale: float) -> dict[str, Any]:
     With random weights some models saturate, and their output is the same for any input; a
     .tflite that scrambled its input (a wrong layout) would then pass the comparison unseen.
     """
-    import numpy as np
-
     if len(references) < 2:
         return {"inputs": len(references), "strength": "single-input", "input_sensitivity": None}
-    moved = 0.0
-    for a, b in zip(references[0], references[1]):
-        if a.numel():
-            moved = max(moved, float(np.max(np.abs(a.detach().numpy().astype(np.float64)
-                                                   - b.detach().numpy().astype(np.float64)))))
+    pairs = zip(references[0], references[1])
+    moved = max((float((a.double() - b.double()).abs().max()) for a, b in pairs if a.numel()), default=0.0)
     sensitivity = moved / scale
     return {"inputs": len(references), "input_sensitivity": sensitivity,
             "strength": "strong" if sensitivity > VALIDATE_RTOL else "weak: the output does not depend on the input"}

@@ -20,7 +20,7 @@ def open_run(cfg: RunConfig, specs: list[ModelSpec]) -> RunStore:
 
     run_dir = Path(cfg.out)
     run_dir.mkdir(parents=True, exist_ok=True)
-    store = RunStore(run_dir / "state.json")
+    store = RunStore(run_dir)
     stored = store.get_config()
     diffs = check_resume(stored, cfg)
     if diffs and not cfg.force_config:
