@@ -3,6 +3,7 @@
 
     .venv/bin/python bench/isolation_check.py MODELS [--limit N] [--group 4] [--rounds 1] [--gap 2]
                                               [--runs 50] [--min-seconds 3] [--isolation pause]
+                                              [--include GLOB] [--no-huge-pages] [--verbose]
     .venv/bin/python bench/isolation_check.py MODELS --whole-runs [--limit N]
 
 Paired (the default, and the PASS/FAIL): the models are converted once, then each one is timed by
@@ -120,12 +121,14 @@ def paired(args) -> int:
         options = ConvertOptions(use_cache=False, cache_dir=Path(tmp) / "cache")
         targets = convert_targets(specs, Path(tmp) / "targets", options, workers)
         print(f"converted {len(targets)} of {len(specs)} models in {time.monotonic() - t0:.0f} s; "
-              f"{workers} conversion workers, isolation {args.isolation}", flush=True)
+              f"{workers} conversion workers, isolation {args.isolation}, "
+              f"huge pages {'off' if args.no_huge_pages else 'on'}", flush=True)
         load_specs = [s for s in specs if s.name in targets]
         converter = Converter(options, n_workers=workers)
         load = ConversionLoad(converter, load_specs, Path(tmp) / "load")
         isolation = HostIsolation(converter, settings.threads, method=args.isolation)
-        device = LocalDevice(cpus=isolation.bench_cpus if isolation.pins_benchmark else None)
+        device = LocalDevice(cpus=isolation.bench_cpus if isolation.pins_benchmark else None,
+                             huge_pages=not args.no_huge_pages)
         on: dict[str, list[float]] = {m: [] for m in targets}
         off: dict[str, list[float]] = {m: [] for m in targets}
         names = sorted(targets)
@@ -213,6 +216,8 @@ def main() -> int:
     ap.add_argument("--min-seconds", type=float, default=3.0)
     ap.add_argument("--isolation", choices=METHODS, default="pause")
     ap.add_argument("--tolerance", type=float, default=0.10)
+    ap.add_argument("--no-huge-pages", action="store_true",
+                    help="time without transparent huge pages, as host benchmarks did before they asked for them")
     ap.add_argument("--verbose", action="store_true", help="print every measurement")
     ap.add_argument("--whole-runs", action="store_true", help="compare three real nnlite runs instead")
     args = ap.parse_args()
