@@ -22,8 +22,9 @@ from nnlite_tui.core.events import DeviceState, Reporter
 
 # 2 MB pages for the benchmark process's heap, where LiteRT/XNNPACK keep packed weights and
 # activations (glibc >= 2.35 reads this tunable, older ones ignore it). On the 2-vCPU dev VM, which
-# guest pages a memory-bound model landed on moved its median by ~9% between otherwise identical
-# benchmarks (bench/isolation_check.py); with huge pages the difference fell to ~3%.
+# guest pages a memory-bound model landed on moved its median between otherwise identical
+# benchmarks; with huge pages bench/isolation_check.py's gap and noise floor both roughly halved
+# or better (bench/README.md).
 HUGE_PAGES_TUNABLE = "glibc.malloc.hugetlb=1"
 
 
