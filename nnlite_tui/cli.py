@@ -21,6 +21,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "devices": ("nnlite_tui.commands.devices_cmd:devices", "List the host, adb devices, emulators and AVDs."),
     "emulator": ("nnlite_tui.commands.emulator_cmd:emulator", "List, start and stop Android emulators."),
     "tui": ("nnlite_tui.commands.tui_cmd:tui", "Open the control console (optionally attached to a run)."),
+    "cache": ("nnlite_tui.commands.cache_cmd:cache", "The conversion cache: info, prune."),
     "sim-device": ("nnlite_tui.simdevice.command:sim_device", "Run a simulated Android device for adb."),
 }
 
