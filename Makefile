@@ -7,14 +7,18 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.nnlite-installed
 RUN_DIR ?= runs/sample_models
 RUN_ARGS ?=
+# PyTorch's CPU wheels; constraints.txt pins torch to the +cpu build, so a CUDA build can never come in.
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+PIP_INSTALL := $(BIN)/pip install --quiet -c constraints.txt
 
 .PHONY: install run test clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	# torch first, pinned to the CPU wheel: an unpinned torch pulls a multi-GB CUDA build.
-	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[dev]'
+	# torch and torchvision first, their CPU builds from PyTorch's index (exact versions in
+	# constraints.txt), so that nothing later resolves them to CUDA builds from PyPI.
+	$(PIP_INSTALL) --extra-index-url $(TORCH_INDEX) torch torchvision
+	$(PIP_INSTALL) -e '.[dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
