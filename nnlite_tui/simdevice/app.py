@@ -29,6 +29,7 @@ PACKAGE = "org.nnlite.bench"
 ACTIVITY = "org.nnlite.bench.BenchActivity"
 COMPONENT = "org.nnlite.bench/.BenchActivity"
 VERSION_NAME = "0.1.0"
+VERSION_CODE = 1  # android-app/app/build.gradle.kts
 REPORTS_DIR = "/sdcard/Android/data/org.nnlite.bench/files/reports"
 MODELS_DIR = "/data/local/tmp/nnlite"
 TAG = "NNLiteBench"

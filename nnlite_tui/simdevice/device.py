@@ -51,6 +51,7 @@ class SimConfig:
     console: bool = True  # the emulator console on port-1, when that port is free
     avd_name: str = "nnlite_sim"
     root: str | None = None  # sandbox directory; None: a temp dir removed at stop
+    with_app: bool = False  # the benchmark app comes pre-installed, as on a prepared device
 
 
 class SimDevice(ThreadMode):
@@ -83,6 +84,10 @@ class SimDevice(ThreadMode):
         self._stop: asyncio.Event | None = None
         self._ready = threading.Event()  # set once listening (or failed: then _error is set)
         self._error: BaseException | None = None
+        if cfg.with_app:
+            from nnlite_tui.simdevice.apk import bench_app_apk
+
+            self.pm.preinstall(bench_app_apk())
 
     @property
     def avd_name(self) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from typing import Any
 
 from nnlite_tui.core.bench import BenchSettings
@@ -25,6 +26,10 @@ from nnlite_tui.core.events import DeviceState, Recovery, Reporter
 
 BOOT_TIMEOUT_S = 300.0
 RECONNECT_TIMEOUT_S = 60.0
+# `--device all` with nothing listed waits this long before it falls back to the host: a server that
+# has just started, or an emulator or `nnlite sim-device` started alongside the run, lists its
+# device a moment later.
+ALL_GRACE_S = 5.0
 
 
 class AdbDevice:
@@ -192,10 +197,18 @@ def resolve(name: str, cfg) -> list[AdbDevice]:
         raise DeviceSpecError(f"--device {name}: {err}") from err
     if name == "all":
         usable = [d for d in listed if d["state"] in ("device", "offline")]
+        deadline = time.monotonic() + ALL_GRACE_S
+        while not usable and time.monotonic() < deadline:
+            time.sleep(0.2)
+            try:
+                usable = [d for d in adb_link.list_devices() if d["state"] in ("device", "offline")]
+            except DeviceError as err:
+                raise DeviceSpecError(f"--device {name}: {err}") from err
         if not usable:
             from nnlite_tui.core.devices.local import LocalDevice
 
-            print("--device all: no adb device attached; benchmarking on the host", file=sys.stderr)
+            print(f"--device all: no adb device attached (waited {ALL_GRACE_S:g} s); benchmarking on the host",
+                  file=sys.stderr)
             return [LocalDevice()]
         return [AdbDevice(d["serial"], apk=apk) for d in usable]
     for d in listed:
