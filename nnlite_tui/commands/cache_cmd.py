@@ -24,7 +24,7 @@ def _root(cache_dir: str | None) -> Path:
 
 
 def _cap(root: Path, max_gb: float | None):
-    from nnlite_tui.core.convert_cache import resolve_cap
+    from nnlite_tui.core.convert_cache_cap import resolve_cap
 
     try:
         return resolve_cap(root, max_gb)
@@ -33,7 +33,7 @@ def _cap(root: Path, max_gb: float | None):
 
 
 def _check_env() -> None:
-    from nnlite_tui.core.convert_cache import ENV_MAX_GB, parse_max_gb
+    from nnlite_tui.core.convert_cache_cap import ENV_MAX_GB, parse_max_gb
 
     if os.environ.get(ENV_MAX_GB):
         try:

@@ -82,7 +82,7 @@ def convert_options_from(kw: dict):
     from pathlib import Path
 
     from nnlite_tui.core.convert import ConvertOptions
-    from nnlite_tui.core.convert_cache import ENV_MAX_GB, parse_max_gb
+    from nnlite_tui.core.convert_cache_cap import ENV_MAX_GB, parse_max_gb
 
     if kw.get("cache_max_gb") is None and os.environ.get(ENV_MAX_GB):
         try:

@@ -11,8 +11,9 @@ of a key wins, a later one drops its equal copy), so another process sees all of
 a full disk leaves only a tmp/ directory, which is removed. A reader holds a shared flock on
 meta.json while it reads it and links the .tflite out; eviction takes the exclusive lock without
 waiting, skips an entry it cannot lock, and renames the entry out of place before deleting it.
-Last use is meta.json's mtime, touched on every hit. Files of the older flat layout
-(<key[:2]>/<key>.json + .tflite) are never read; they count towards the size and age out.
+Last use is meta.json's mtime, touched on every hit. An entry of the older flat layout
+(<key[:2]>/<key>.json + .tflite) is moved into this one when its key is asked for; until then it
+counts towards the size and ages out like any other.
 """
 
 from __future__ import annotations
@@ -24,17 +25,15 @@ import os
 import secrets
 import shutil
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nnlite_tui.core.disk import GB, fmt_bytes, free_bytes
+from nnlite_tui.core.convert_cache_cap import resolve_cap
+from nnlite_tui.core.disk import free_bytes
 
-META, TFLITE, TMP, CAP_FILE = "meta.json", "model.tflite", "tmp", "cap.json"
-ENV_DIR, ENV_MAX_GB = "NNLITE_CACHE_DIR", "NNLITE_CACHE_MAX_GB"
-DEFAULT_MAX_BYTES = 20 * GB  # the default cap is min(this, DEFAULT_FREE_SHARE of the free space)
-DEFAULT_FREE_SHARE = 0.25
+META, TFLITE, TMP = "meta.json", "model.tflite", "tmp"
+ENV_DIR = "NNLITE_CACHE_DIR"
 STALE_TMP_S = 7 * 86400  # a tmp/ dir this old goes even if its pid is alive again (reused pid)
 DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 # A crashed worker with less than this free on the cache's filesystem ran out of space: its partial
@@ -51,58 +50,6 @@ def default_cache_dir() -> Path:
 
 class CacheWriteError(OSError):
     """The cache could not store an entry (the disk is full); nothing partial was left behind."""
-
-
-@dataclass(frozen=True)
-class Cap:
-    max_bytes: int
-    source: str  # where the figure comes from, for `nnlite cache info`
-
-
-def parse_max_gb(text: str, source: str = ENV_MAX_GB) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value >= 0:  # also catches nan
-        raise ValueError(f"{source}={text!r}: give the cache's size cap in GB, e.g. 20 or 0.5")
-    return value
-
-
-def resolve_cap(root: Path, max_gb: float | None = None) -> Cap:
-    """--cache-max-gb, else $NNLITE_CACHE_MAX_GB, else the default decided at first use."""
-    if max_gb is not None:
-        return Cap(int(max_gb * GB), f"--cache-max-gb {max_gb:g}")
-    env = os.environ.get(ENV_MAX_GB)
-    if env:
-        return Cap(int(parse_max_gb(env) * GB), f"{ENV_MAX_GB}={env}")
-    return _default_cap(root)
-
-
-def _default_cap(root: Path) -> Cap:
-    # Decided once and kept: recomputed later, the cap would shrink as the cache itself fills the disk.
-    path = root / CAP_FILE
-    try:
-        data = json.loads(path.read_text())
-        return Cap(int(data["max_bytes"]), _cap_source(data))
-    except FileNotFoundError:
-        pass  # first use: decide it below
-    except (OSError, ValueError, KeyError, TypeError):
-        pass  # a damaged cap file is decided again and rewritten
-    free = free_bytes(root)
-    data = {"max_bytes": min(DEFAULT_MAX_BYTES, int(DEFAULT_FREE_SHARE * free)), "free_bytes": free,
-            "decided": time.strftime("%Y-%m-%d %H:%M", time.localtime())}
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-        _write_json(path, data, root / TMP)
-    except OSError:
-        pass  # unwritable or full: the figure still holds for this process
-    return Cap(data["max_bytes"], _cap_source(data))
-
-
-def _cap_source(data: dict) -> str:
-    return (f"default: min({fmt_bytes(DEFAULT_MAX_BYTES)}, {DEFAULT_FREE_SHARE:.0%} of the "
-            f"{fmt_bytes(data.get('free_bytes', 0))} free at first use, {data.get('decided', '?')})")
 
 
 @dataclass(frozen=True)
@@ -146,7 +93,7 @@ def place_file(src: Path, dest: Path) -> None:
     os.replace(tmp, dest)
 
 
-def _write_json(path: Path, data: Any, tmp_dir: Path | None = None) -> None:
+def write_json_durable(path: Path, data: Any, tmp_dir: Path | None = None) -> None:
     tmp_dir = tmp_dir or path.parent
     tmp_dir.mkdir(parents=True, exist_ok=True)
     # <name>.<pid>.<rand>: the form tmp/ cleaning reads the owner from
@@ -211,7 +158,12 @@ class ConversionCache:
         try:
             f = open(meta, "rb")
         except FileNotFoundError:
-            return None
+            if not self._adopt_legacy(key):
+                return None
+            try:
+                f = open(meta, "rb")
+            except FileNotFoundError:
+                return None  # adopted, then evicted by another process at once
         with f:  # closing releases the lock
             fcntl.flock(f, fcntl.LOCK_SH)
             try:
@@ -256,7 +208,7 @@ class ConversionCache:
         try:
             if ok:
                 _fsync(staging.tflite)
-            _write_json(staging.dir / META, {k: v for k, v in result.items() if k != "tflite_path"})
+            write_json_durable(staging.dir / META, {k: v for k, v in result.items() if k != "tflite_path"})
             if ok and dest is not None:
                 place_file(staging.tflite, dest)
             self._rename_into_place(staging)
@@ -300,6 +252,33 @@ class ConversionCache:
                 staging.discard()  # another process stored the same key first; its entry is as good
                 return
             self._remove(self._entry_of(final))  # a damaged entry: ours replaces it
+
+    def _adopt_legacy(self, key: str) -> bool:
+        """Move an entry of the older flat layout (<kk>/<key>.json + .tflite) into this one, so an
+        existing cache keeps its conversions. True if there is now an entry for key."""
+        old_meta = self.root / key[:2] / f"{key}.json"
+        old_tflite = old_meta.with_suffix(".tflite")
+        try:
+            result = json.loads(old_meta.read_text())
+        except FileNotFoundError:
+            return False
+        except (OSError, ValueError):
+            return False  # damaged: never adopted, it ages out like any entry
+        staging = self.staging(key)
+        try:
+            if result.get("ok"):
+                try:
+                    os.link(old_tflite, staging.tflite)
+                except FileNotFoundError:
+                    return False
+            stored = self.commit(staging, result)
+        finally:
+            staging.discard()
+        if stored.get("error_type") == "DiskFull":
+            return False
+        old_meta.unlink(missing_ok=True)
+        old_tflite.unlink(missing_ok=True)
+        return True
 
     # ----- size -----
     def entries(self) -> list[Entry]:

@@ -281,3 +281,23 @@ def test_a_real_conversion_on_a_full_disk_fails_transiently_then_converts_and_ca
         again = converter.convert(spec, tmp_path / "run" / "again.tflite")
         assert again["cached"] and (tmp_path / "run" / "again.tflite").read_bytes() == \
             (tmp_path / "run" / "tiny.tflite").read_bytes()
+
+
+def test_an_entry_of_the_older_flat_layout_is_counted_then_moved_in_when_asked_for(tmp_path):
+    root = tmp_path / "c"
+    key, stale = _key(1), _key(2)
+    for k in (key, stale):
+        (root / k[:2]).mkdir(parents=True, exist_ok=True)
+        data = _payload(k, 5000)
+        (root / k[:2] / f"{k}.tflite").write_bytes(data)
+        (root / k[:2] / f"{k}.json").write_text(json.dumps({"ok": True, "stage": "done",
+                                                            "tflite_sha256": hashlib.sha256(data).hexdigest()}))
+    cache = ConversionCache(root, max_gb=1)
+    assert {(e.key, e.legacy, e.ok) for e in cache.entries()} == {(key, True, True), (stale, True, True)}
+    hit = cache.fetch(key, tmp_path / "run" / "m.tflite")
+    assert hit["tflite_path"] == str(tmp_path / "run" / "m.tflite")
+    assert (tmp_path / "run" / "m.tflite").read_bytes() == _payload(key, 5000)
+    assert not (root / key[:2] / f"{key}.json").exists() and cache.paths(key)[1].is_file()
+    assert {(e.key, e.legacy) for e in cache.entries()} == {(key, False), (stale, True)}
+    assert [e.key for e in cache.evict(max_bytes=6000).removed] == [stale]  # never used since: first out
+    assert not list((root / stale[:2]).glob(stale + ".*"))
