@@ -25,6 +25,7 @@ import os
 import secrets
 import shutil
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,8 @@ from nnlite_tui.core.disk import free_bytes
 
 META, TFLITE, TMP = "meta.json", "model.tflite", "tmp"
 ENV_DIR = "NNLITE_CACHE_DIR"
+RESCAN_S = 60.0
+NEAR_CAP = 0.75
 STALE_TMP_S = 7 * 86400  # a tmp/ dir this old goes even if its pid is alive again (reused pid)
 DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 # A crashed worker with less than this free on the cache's filesystem ran out of space: its partial
@@ -142,6 +145,13 @@ class ConversionCache:
     def __init__(self, root: Path, max_gb: float | None = None):
         self.root = Path(root)
         self.cap = resolve_cap(self.root, max_gb)
+        # The total as of the last scan plus what this process wrote since. A write scans the whole
+        # cache (about 1 s at 10,000 entries) and evicts when this estimate reaches NEAR_CAP of the
+        # cap, or RESCAN_S after the last scan: other processes' writes are counted at the next
+        # scan, so far below the cap (the common case) most writes skip it.
+        self._estimate: int | None = None
+        self._scanned_at = 0.0
+        self._estimate_lock = threading.Lock()
 
     # ----- paths -----
     def entry_dir(self, key: str) -> Path:
@@ -211,13 +221,14 @@ class ConversionCache:
             write_json_durable(staging.dir / META, {k: v for k, v in result.items() if k != "tflite_path"})
             if ok and dest is not None:
                 place_file(staging.tflite, dest)
+            written = sum(f.stat().st_size for f in staging.dir.iterdir())
             self._rename_into_place(staging)
         except OSError as exc:
             staging.discard()
             if exc.errno in DISK_FULL:
                 return disk_full_failure(self.root, f"storing {staging.key[:16]}: {exc.strerror}")
             raise
-        self.evict(keep={staging.key})
+        self._after_write(staging.key, written)
         out = dict(result)
         if ok and dest is not None:
             out["tflite_path"] = str(dest)
@@ -281,6 +292,15 @@ class ConversionCache:
         return True
 
     # ----- size -----
+    def _after_write(self, key: str, written: int) -> None:
+        with self._estimate_lock:
+            due = (self._estimate is None or self._estimate + written >= NEAR_CAP * self.cap.max_bytes
+                   or time.monotonic() - self._scanned_at > RESCAN_S)
+            if not due:
+                self._estimate += written
+                return
+        self.evict(keep={key})
+
     def entries(self) -> list[Entry]:
         from nnlite_tui.core.convert_cache_scan import scan_entries
 
@@ -307,6 +327,8 @@ class ConversionCache:
                 removed.append(entry)
             else:
                 busy += 1
+        with self._estimate_lock:
+            self._estimate, self._scanned_at = total, time.monotonic()
         return Pruned(removed, busy, total)
 
     def clear(self) -> "Pruned":
