@@ -275,7 +275,10 @@ class ConversionCache:
             return False
         except (OSError, ValueError):
             return False  # damaged: never adopted, it ages out like any entry
-        staging = self.staging(key)
+        try:
+            staging = self.staging(key)
+        except CacheWriteError:
+            return False  # no room to move it now: a miss, and the conversion says why it cannot be stored
         try:
             if result.get("ok"):
                 try:
