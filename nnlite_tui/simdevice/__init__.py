@@ -1,4 +1,4 @@
-"""A simulated Android device that the real adb server talks to (issue 5).
+"""A simulated Android device that the real adb server talks to.
 
     from nnlite_tui.simdevice import SimDevice, SimConfig, BootTimings, FaultSpec
     with SimDevice(SimConfig(adb_server_port=port)) as sim:   # thread mode; booted on return
