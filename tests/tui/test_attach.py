@@ -81,8 +81,10 @@ async def test_attached_console_shows_the_run_live_and_sends_controls(tmp_path, 
         assert channel.poll() == [("pause", None)]
         assert app.view.paused
         # the runner applies it and echoes it; the console shows it once
-        write_events(events_path, [RunControl("pause")])
-        await pilot.pause(0.4)
+        # The model_09 line comes after the echo: once the console shows it, it has read the echo too.
+        write_events(events_path, [RunControl("pause"), ModelStatus("model_09", "converting", attempt=1)])
+        await wait_for(pilot, lambda: app.view.models["model_09"].status == "converting")
+        await pilot.pause()
         events = str(app.screen.query_one("#events-body").render())
         assert events.count("operator: pause") == 1
         await pilot.press("s")
