@@ -22,7 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nnlite_tui.core.convert_cache import META, ConversionCache, write_json_durable  # noqa: E402
+from nnlite_tui.core.convert_cache import ConversionCache  # noqa: E402
+from nnlite_tui.core.convert_cache_files import META, write_json_durable  # noqa: E402
 from nnlite_tui.core.disk import GB  # noqa: E402
 
 

@@ -29,7 +29,7 @@ from typing import Any
 
 from nnlite_tui.core.convert_cache import CacheWriteError, ConversionCache, default_cache_dir, disk_full_failure, \
     explain_crash
-from nnlite_tui.core.convert_cache import place_file as _place  # the name callers import
+from nnlite_tui.core.convert_cache_files import place_file as _place  # the name callers import
 from nnlite_tui.core.spec import ModelSpec
 
 # Bump when the worker's output for the same inputs changes (invalidates the cache).

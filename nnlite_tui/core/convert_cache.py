@@ -31,14 +31,15 @@ from pathlib import Path
 from typing import Any
 
 from nnlite_tui.core.convert_cache_cap import resolve_cap
+from nnlite_tui.core.convert_cache_files import DISK_FULL, META, TFLITE, TMP, Entry, fsync_file, place_file, \
+    write_json_durable
+from nnlite_tui.core.convert_cache_scan import clean_tmp, scan_entries
 from nnlite_tui.core.disk import free_bytes
 
-META, TFLITE, TMP = "meta.json", "model.tflite", "tmp"
 ENV_DIR = "NNLITE_CACHE_DIR"
 RESCAN_S = 60.0
 NEAR_CAP = 0.75
 STALE_TMP_S = 7 * 86400  # a tmp/ dir this old goes even if its pid is alive again (reused pid)
-DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 # A crashed worker with less than this free on the cache's filesystem ran out of space: its partial
 # .tflite (still in tmp/ when this is checked) has taken the rest.
 CRASH_FULL_BYTES = 4 * 10**6
@@ -56,17 +57,6 @@ class CacheWriteError(OSError):
 
 
 @dataclass(frozen=True)
-class Entry:
-    key: str
-    path: Path  # the entry directory (a legacy entry: its .json or .tflite file)
-    bytes: int
-    last_used: float  # epoch seconds
-    ok: bool  # holds a .tflite
-    shared: bool  # the .tflite has other hard links (a run directory's copy)
-    legacy: bool = False
-
-
-@dataclass(frozen=True)
 class Staging:
     """Where one conversion writes its entry before it is stored."""
     key: str
@@ -79,44 +69,6 @@ class Staging:
     def discard(self) -> None:
         if self.dir.exists():  # gone after a successful commit (it was renamed into place)
             shutil.rmtree(self.dir, ignore_errors=True)
-
-
-def place_file(src: Path, dest: Path) -> None:
-    """Put src at dest (a hard link when possible), replacing dest atomically."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    # A unique temporary name: a .tmp left by a killed run must not stand in the way (or be src).
-    tmp = dest.with_name(f"{dest.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.unlink(missing_ok=True)
-    try:
-        os.link(src, tmp)
-    except OSError as exc:
-        if exc.errno in DISK_FULL:
-            raise
-        shutil.copyfile(src, tmp)  # another filesystem, or links not allowed
-    os.replace(tmp, dest)
-
-
-def write_json_durable(path: Path, data: Any, tmp_dir: Path | None = None) -> None:
-    tmp_dir = tmp_dir or path.parent
-    tmp_dir.mkdir(parents=True, exist_ok=True)
-    # <name>.<pid>.<rand>: the form tmp/ cleaning reads the owner from
-    tmp = tmp_dir / f"{path.name.replace('.', '-')}.{os.getpid()}.{secrets.token_hex(4)}"
-    try:
-        with open(tmp, "w") as f:
-            f.write(json.dumps(data, indent=1, default=str))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def disk_full_failure(root: Path, detail: str) -> dict[str, Any]:
@@ -217,7 +169,7 @@ class ConversionCache:
         ok = bool(result.get("ok"))
         try:
             if ok:
-                _fsync(staging.tflite)
+                fsync_file(staging.tflite)
             write_json_durable(staging.dir / META, {k: v for k, v in result.items() if k != "tflite_path"})
             if ok and dest is not None:
                 place_file(staging.tflite, dest)
@@ -305,15 +257,11 @@ class ConversionCache:
         self.evict(keep={key})
 
     def entries(self) -> list[Entry]:
-        from nnlite_tui.core.convert_cache_scan import scan_entries
-
         return scan_entries(self.root)
 
     def evict(self, max_bytes: int | None = None, keep: set[str] | frozenset[str] = frozenset()) -> "Pruned":
         """Remove least recently used entries until the total is at most max_bytes (default the cap).
         Entries being read (locked) and the keys in `keep` stay."""
-        from nnlite_tui.core.convert_cache_scan import clean_tmp
-
         limit = self.cap.max_bytes if max_bytes is None else max_bytes
         clean_tmp(self.root, STALE_TMP_S)
         entries = sorted(self.entries(), key=lambda e: e.last_used)

@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from nnlite_tui.core.convert_cache_files import TMP, write_json_durable
 from nnlite_tui.core.disk import GB, fmt_bytes, free_bytes
 
 ENV_MAX_GB = "NNLITE_CACHE_MAX_GB"
@@ -56,11 +57,9 @@ def _default_cap(root: Path) -> Cap:
     free = free_bytes(root)
     data = {"max_bytes": min(DEFAULT_MAX_BYTES, int(DEFAULT_FREE_SHARE * free)), "free_bytes": free,
             "decided": time.strftime("%Y-%m-%d %H:%M", time.localtime())}
-    from nnlite_tui.core.convert_cache import write_json_durable  # it imports this module
-
     try:
         root.mkdir(parents=True, exist_ok=True)
-        write_json_durable(path, data, root / "tmp")
+        write_json_durable(path, data, root / TMP)
     except OSError:
         pass  # unwritable or full: the figure still holds for this process
     return Cap(data["max_bytes"], _cap_source(data))

@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nnlite_tui.core.convert_cache import META, TFLITE, TMP, Entry
+from nnlite_tui.core.convert_cache_files import META, TFLITE, TMP, Entry
 
 HEX = set(string.hexdigits.lower())
 

@@ -29,8 +29,6 @@ SCHEMA = Path(__file__).resolve().parents[2] / "android-app" / "protocol" / "rep
 @pytest.fixture(scope="module")
 def validate():
     """The protocol's JSON Schema: every report the simulated app writes must pass it."""
-    if not SCHEMA.is_file():
-        pytest.skip(f"protocol schema not found at {SCHEMA}")
     validator = jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text()))
     return validator.validate
 
@@ -172,8 +170,7 @@ def test_force_stop_kills_a_running_benchmark(bench):
     while _alive(pid):
         assert time.monotonic() < deadline, "the benchmark process survived force-stop"
         time.sleep(0.05)
-    time.sleep(0.3)
-    assert d.sync.stat(report).mtime is None
+    assert d.sync.stat(report).mtime is None  # the process that writes reports is gone: none can come
 
 
 def test_a_crashing_interpreter_process_does_not_kill_the_device(bench):

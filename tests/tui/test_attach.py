@@ -9,7 +9,7 @@ import pytest
 from nnlite_tui.core.control import ControlChannel
 from nnlite_tui.core.events import ModelLog, ModelStatus, RunControl
 from nnlite_tui.core.control import runner_pid
-from nnlite_tui.tui.attach import EventTail
+from nnlite_tui.core.event_log import EventTail
 from nnlite_tui.tui.widgets.run_header import RunHeader
 
 from .conftest import FROZEN, frozen_app
@@ -81,8 +81,10 @@ async def test_attached_console_shows_the_run_live_and_sends_controls(tmp_path, 
         assert channel.poll() == [("pause", None)]
         assert app.view.paused
         # the runner applies it and echoes it; the console shows it once
-        write_events(events_path, [RunControl("pause")])
-        await pilot.pause(0.4)
+        # The model_09 line comes after the echo: once the console shows it, it has read the echo too.
+        write_events(events_path, [RunControl("pause"), ModelStatus("model_09", "converting", attempt=1)])
+        await wait_for(pilot, lambda: app.view.models["model_09"].status == "converting")
+        await pilot.pause()
         events = str(app.screen.query_one("#events-body").render())
         assert events.count("operator: pause") == 1
         await pilot.press("s")
@@ -119,7 +121,7 @@ async def test_attached_console_says_when_the_runner_is_gone(tmp_path, runner):
 async def test_a_long_log_gives_way_to_the_store_snapshot_and_its_tail(tmp_path, runner, monkeypatch):
     from nnlite_tui.core import store as store_module
     from nnlite_tui.core.events import DeviceState, Recovery, RunStarted
-    from nnlite_tui.tui import attach
+    from nnlite_tui.core import event_log as attach
 
     monkeypatch.setattr(attach, "FULL_REPLAY_BYTES", 2000)
     monkeypatch.setattr(attach, "TAIL_BYTES", 1000)

@@ -2,6 +2,7 @@
 
 import json
 
+from textual.command import CommandList, CommandPalette
 
 from nnlite_tui.tui.app import ExitCode
 from nnlite_tui.tui.screens.confirm import ConfirmQuit
@@ -50,8 +51,8 @@ async def test_pause_holds_the_pipeline_at_the_next_model():
         await wait_for(pilot, lambda: app.view.in_flight() == ["m1"])
         await pilot.press("p", "s")
         await wait_for(pilot, lambda: app.view.models["m1"].status == "skipped")
-        await pilot.pause(0.3)
-        assert app.view.models["m2"].status == "queued"  # paused: progress stops
+        await wait_for(pilot, lambda: pipeline.held_before == "m2")  # the pause holds the run before m2
+        assert app.view.models["m2"].status == "queued"
         await pilot.press("p")
         await wait_for(pilot, lambda: app.view.finished is not None)
         assert app.view.counts()["done"] == 2
@@ -134,16 +135,23 @@ async def test_help_screen_and_palette_commands_for_every_action():
             assert title in titles
 
 
+def _first_command(app) -> str | None:
+    """The first command the open palette lists, once its search has answered."""
+    if not isinstance(app.screen, CommandPalette):
+        return None
+    results = app.screen.query_one(CommandList)
+    return str(results.get_option_at_index(0).prompt.plain) if results.option_count else None
+
+
 async def test_palette_runs_an_action():
     app = frozen_app()
     async with app.run_test(size=SIZE) as pilot:
         await feed(app, pilot, *busy_run_events(FROZEN))
         await pilot.press("ctrl+p")
         await pilot.press(*"pause / resume")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: (_first_command(app) or "").startswith("Pause / resume"))  # search answered
         await pilot.press("enter")
-        await pilot.pause()
-        assert app.control.paused
+        await wait_for(pilot, lambda: app.control.paused)
 
 
 async def test_themes_selectable_by_option_and_at_runtime():
@@ -164,8 +172,8 @@ async def test_a_crashed_pipeline_is_reported_not_hidden():
 
     app = frozen_app(pipeline_factory=broken)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.pipeline_done.is_set())
-        await pilot.pause(0.1)
-        assert "crashed pipeline  RuntimeError: no devices" in str(app.screen.query_one("#events-body").render())
+        await wait_for(pilot, lambda: "crashed pipeline  RuntimeError: no devices"
+                       in str(app.screen.query_one("#events-body").render()))
+        assert app.pipeline_done.is_set()
         await pilot.press("q")
     assert app.return_value == ExitCode.INTERNAL

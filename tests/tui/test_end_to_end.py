@@ -1,6 +1,5 @@
 """Two sample models through the real pipeline (convert, validate, benchmark on the host) in the console."""
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -14,11 +13,7 @@ from .conftest import frozen_app
 REPO = Path(__file__).resolve().parents[2]
 MODELS = ("mnist_lenet", "plain_cnn")
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(importlib.util.find_spec("nnlite_tui.core.pipeline") is None,
-                       reason="nnlite_tui.core.pipeline is not in this checkout yet"),
-]
+pytestmark = pytest.mark.slow
 
 
 async def wait_for(pilot, condition, seconds):

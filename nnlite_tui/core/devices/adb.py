@@ -12,7 +12,6 @@ recover(1) reconnects, recover(2) restarts the adb server if we started it.
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from typing import Any
@@ -26,10 +25,7 @@ from nnlite_tui.core.events import DeviceState, Recovery, Reporter
 
 BOOT_TIMEOUT_S = 300.0
 RECONNECT_TIMEOUT_S = 60.0
-# `--device all` with nothing listed waits this long before it falls back to the host: a server that
-# has just started, or an emulator or `nnlite sim-device` started alongside the run, lists its
-# device a moment later.
-ALL_GRACE_S = 5.0
+FRESH_SERVER_S = 5.0
 
 
 class AdbDevice:
@@ -142,6 +138,9 @@ class AdbDevice:
         self.app = None  # a device that went away may have been wiped or rebooted: check the app again
         return True
 
+    def pin_cpus(self, cpus: list[int] | None) -> None:
+        """The phone schedules its own cores; the host's pinning does not reach it."""
+
     def kill_children(self) -> None:
         self._closed.set()  # nothing runs on the host: a boot wait notices and gives up
 
@@ -151,9 +150,19 @@ class AdbDevice:
 
 # ----- discovery -----
 def attached() -> list[dict[str, Any]]:
-    """Devices the adb server lists (starting a server if none runs), with state."""
+    """Devices the adb server lists (starting a server if none runs), with state.
+
+    A server younger than FRESH_SERVER_S that lists nothing is asked again until it is that old: it
+    has not yet seen every device (USB scan; an emulator or `nnlite sim-device` started alongside
+    this command announces itself a moment later)."""
     adb_link.ensure_server()
-    return adb_link.list_devices()
+    listed = adb_link.list_devices()
+    age = adb_link.server_age()
+    while not listed and age is not None and age < FRESH_SERVER_S:
+        time.sleep(min(0.2, FRESH_SERVER_S - age))
+        listed = adb_link.list_devices()
+        age = adb_link.server_age()
+    return listed
 
 
 def describe(serial: str, state: str) -> dict[str, Any]:
@@ -174,47 +183,3 @@ def describe(serial: str, state: str) -> dict[str, Any]:
                model=props.get("ro.product.model"), emulator=emulator, abi=props.get("ro.product.cpu.abi"),
                android=f"{props.get('ro.build.version.release', '?')} (SDK {props.get('ro.build.version.sdk', '?')})")
     return row
-
-
-def resolve(name: str, cfg) -> list[AdbDevice]:
-    from nnlite_tui.core.devices.registry import DeviceSpecError
-
-    apk = getattr(cfg, "apk", None)
-    try:
-        Timeouts.from_env()
-    except ValueError as exc:
-        raise DeviceSpecError(str(exc)) from exc
-    if name.startswith("emulator:"):
-        from nnlite_tui.core.devices.emulator import EmulatorDevice
-
-        avd = name.split(":", 1)[1]
-        if not avd:
-            raise DeviceSpecError("--device emulator:<AVD> needs an AVD name, e.g. emulator:Pixel_API_34")
-        return [EmulatorDevice.for_avd(avd, apk=apk)]
-    try:
-        listed = attached()
-    except DeviceError as err:
-        raise DeviceSpecError(f"--device {name}: {err}") from err
-    if name == "all":
-        usable = [d for d in listed if d["state"] in ("device", "offline")]
-        deadline = time.monotonic() + ALL_GRACE_S
-        while not usable and time.monotonic() < deadline:
-            time.sleep(0.2)
-            try:
-                usable = [d for d in adb_link.list_devices() if d["state"] in ("device", "offline")]
-            except DeviceError as err:
-                raise DeviceSpecError(f"--device {name}: {err}") from err
-        if not usable:
-            from nnlite_tui.core.devices.local import LocalDevice
-
-            print(f"--device all: no adb device attached (waited {ALL_GRACE_S:g} s); benchmarking on the host",
-                  file=sys.stderr)
-            return [LocalDevice()]
-        return [AdbDevice(d["serial"], apk=apk) for d in usable]
-    for d in listed:
-        if d["serial"] == name:
-            return [AdbDevice(name, apk=apk)]
-    seen = ", ".join(f"{d['serial']} ({d['state']})" for d in listed) or "none"
-    raise DeviceSpecError(f"--device {name}: no such adb device (attached: {seen}; adb server on port "
-                          f"{adb_link.server_port()}). Use a serial from `nnlite devices`, emulator:<AVD>, "
-                          "host or all.")

@@ -21,10 +21,10 @@ from nnlite_tui.core.events import DeviceState, Reporter
 
 
 # 2 MB pages for the benchmark process's heap, where LiteRT/XNNPACK keep packed weights and
-# activations (glibc >= 2.35 reads this tunable, older ones ignore it). On the 2-vCPU dev VM, which
-# guest pages a memory-bound model landed on moved its median between otherwise identical
-# benchmarks; with huge pages bench/isolation_check.py's gap and noise floor both roughly halved
-# or better (bench/README.md).
+# activations (glibc >= 2.35 reads this tunable, older ones ignore it). On a virtual machine, which
+# guest pages a memory-bound model lands on can move its median between otherwise identical
+# benchmarks; bench/isolation_check.py measures the gap and noise floor with and without huge
+# pages (--no-huge-pages), and bench/README.md gives its figures.
 HUGE_PAGES_TUNABLE = "glibc.malloc.hugetlb=1"
 
 
@@ -167,6 +167,9 @@ class LocalDevice:
         except ProcessLookupError:
             pass  # already gone
         proc.wait()
+
+    def pin_cpus(self, cpus: list[int] | None) -> None:
+        self.cpus = cpus
 
     def kill_children(self) -> None:
         proc = self._proc
