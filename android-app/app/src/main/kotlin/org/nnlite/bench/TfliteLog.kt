@@ -1,0 +1,25 @@
+package org.nnlite.bench
+
+import android.os.Process
+import org.nnlite.bench.core.Delegation
+import java.io.IOException
+import java.util.concurrent.TimeUnit
+
+/**
+ * LiteRT's own log lines (tag `tflite`) of this process, read with `logcat -d`: an app may read
+ * its own log without any permission. The delegation line ("Replacing N out of M node(s) with
+ * delegate ...") is the only place the runtime says how much of the graph a delegate took.
+ */
+object TfliteLog {
+    /** This process's `tflite` lines so far, message text only; throws IOException when logcat cannot be run. */
+    fun lines(): List<String> {
+        val proc = ProcessBuilder("logcat", "-d", "-v", "raw", "--pid=${Process.myPid()}", "-s", "${Delegation.LOG_TAG}:V")
+            .redirectErrorStream(true).start()
+        val text = proc.inputStream.bufferedReader().use { it.readText() }
+        if (!proc.waitFor(10, TimeUnit.SECONDS)) {
+            proc.destroy()
+            throw IOException("logcat did not finish within 10 s")
+        }
+        return text.lines().map { it.trim() }.filter { it.isNotEmpty() && !it.startsWith("--------- beginning of") }
+    }
+}
