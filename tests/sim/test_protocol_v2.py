@@ -132,6 +132,35 @@ def test_a_protocol_1_app_still_works_and_the_result_says_what_it_lacks(sim_devi
                               Timeouts())
 
 
+def test_nnlite_report_reads_a_report_whose_benchmark_came_from_a_protocol_1_app(sim_device_factory, tiny_tflite,
+                                                                               test_apk, tmp_path):
+    from click.testing import CliRunner
+
+    from nnlite_tui.commands.report_cmd import report
+    from nnlite_tui.core.report import LEMUR_KEYS, SCHEMA
+
+    sim = sim_device_factory(app_protocol=1)
+    bench = host_run(sim, tiny_tflite, test_apk)
+    assert bench["protocol_version"] == 1
+    # A run directory's report as written on disk: LEMUR's keys on top, the app's result in `benchmark`.
+    on_disk = {**{k: None for k in LEMUR_KEYS}, "model_name": "tiny", "valid": True, "unit": "ns",
+               "duration": int(bench["stats"]["median_ns"]), "iterations": bench["stats"]["count"],
+               "device_type": "sdk_gphone64_arm64", "schema": SCHEMA, "schema_version": 1,
+               "model": {"name": "tiny", "task": "img-classification"}, "device": {"serial": sim.serial},
+               "benchmark": {**bench, "settings": BenchSettings(**QUICK).to_dict()}}
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports" / "tiny__emu__xnnpack.json").write_text(json.dumps(on_disk))
+    out = CliRunner().invoke(report, [str(tmp_path), "--format", "jsonl"])
+    assert out.exit_code == 0, out.output
+    read = json.loads(out.output.splitlines()[0])
+    assert read["benchmark"]["protocol_version"] == 1 and read["duration"] == on_disk["duration"]
+    assert read["benchmark"]["protocol_missing_fields"] == list(V2_FIELDS)
+    out = CliRunner().invoke(report, [str(tmp_path), "--format", "lemur"])
+    assert out.exit_code == 0 and "wrote 1 LEMUR report(s)" in out.output, out.output
+    lemur = json.loads(next((tmp_path / "lemur").rglob("*.json")).read_text())
+    assert (lemur["duration"], lemur["valid"]) == (on_disk["duration"], True)
+
+
 def test_a_rebuilt_apk_with_the_same_version_code_is_reinstalled(sim_device_factory, test_apk, tmp_path):
     from nnlite_tui.simdevice.apk import build_test_apk
 

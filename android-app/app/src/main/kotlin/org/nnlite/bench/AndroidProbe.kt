@@ -30,15 +30,22 @@ class AndroidProbe(
 
     override fun conditions(): ConditionsSnapshot = ConditionsSnapshot(
         atMs = System.currentTimeMillis(),
-        thermalStatus = if (Build.VERSION.SDK_INT >= Build.VERSION_CODES.Q) power.currentThermalStatus else null,
-        thermalHeadroom = if (Build.VERSION.SDK_INT >= Build.VERSION_CODES.R) {
-            power.getThermalHeadroom(0).toDouble().takeIf { it.isFinite() }
-        } else null,
-        batteryTemperatureC = batteryTemperatureC(),
-        screenInteractive = power.isInteractive,
+        thermalStatus = orNull { if (Build.VERSION.SDK_INT >= Build.VERSION_CODES.Q) power.currentThermalStatus else null },
+        thermalHeadroom = orNull {
+            if (Build.VERSION.SDK_INT >= Build.VERSION_CODES.R) power.getThermalHeadroom(0).toDouble().takeIf { it.isFinite() } else null
+        },
+        batteryTemperatureC = orNull { batteryTemperatureC() },
+        screenInteractive = orNull { power.isInteractive },
         foreground = foreground(),
-        powerSave = power.isPowerSaveMode,
+        powerSave = orNull { power.isPowerSaveMode },
     )
+
+    /** A value the platform refuses to give (a vendor's SecurityException, a dead service) is unknown, not a failed run. */
+    private fun <T> orNull(read: () -> T?): T? = try {
+        read()
+    } catch (e: RuntimeException) {
+        null
+    }
 
     /** EXTRA_TEMPERATURE of the sticky battery broadcast, in tenths of a degree Celsius. */
     private fun batteryTemperatureC(): Double? {

@@ -35,19 +35,13 @@ class LiteRtEngine : Engine {
     private var outputBuffers: Map<Int, ByteBuffer> = emptyMap()
     private var singleOutput: ByteBuffer? = null
     private var backend: Backend = Backend.XNNPACK
-    private var logMark: Int? = null // tflite log lines before this attempt; null if logcat was unreadable
-    private var logError: String? = null
+    private var attemptStartMs = 0L // this attempt's tflite lines are those logged from here on
 
     override fun load(modelPath: String, backend: Backend, threads: Int) {
         release()
         this.backend = backend
-        try {
-            logMark = TfliteLog.lines().size
-            logError = null
-        } catch (e: IOException) {
-            logMark = null
-            logError = "${e::class.java.name}: ${e.message}"
-        }
+        // Only a clock read here: load() is inside the timed init region, logcat is read afterwards.
+        attemptStartMs = System.currentTimeMillis()
         val options = Interpreter.Options().setNumThreads(threads)
         when (backend) {
             Backend.CPU -> options.setUseXNNPACK(false)
@@ -130,15 +124,14 @@ class LiteRtEngine : Engine {
      * line may lag its call by a moment: read again briefly before concluding that none came.
      */
     override fun delegation(): Delegation {
-        val mark = logMark ?: return Delegation.unreadable("logcat", logError ?: "logcat unreadable")
         var parsed = Delegation.parse(emptyList())
         for (attempt in 0 until 4) {
             val lines = try {
-                TfliteLog.lines()
+                TfliteLog.since(attemptStartMs)
             } catch (e: IOException) {
                 return Delegation.unreadable("logcat", "${e::class.java.name}: ${e.message}")
             }
-            parsed = Delegation.parse(lines.drop(mark))
+            parsed = Delegation.parse(lines)
             if (parsed.applied.isNotEmpty() || backend == Backend.CPU) break
             Thread.sleep(50)
         }

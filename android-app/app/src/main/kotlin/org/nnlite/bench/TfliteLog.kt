@@ -11,15 +11,18 @@ import java.util.concurrent.TimeUnit
  * delegate ...") is the only place the runtime says how much of the graph a delegate took.
  */
 object TfliteLog {
-    /** This process's `tflite` lines so far, message text only; throws IOException when logcat cannot be run. */
-    fun lines(): List<String> {
-        val proc = ProcessBuilder("logcat", "-d", "-v", "raw", "--pid=${Process.myPid()}", "-s", "${Delegation.LOG_TAG}:V")
+    /**
+     * This process's `tflite` messages logged at or after [sinceMs] (epoch ms); throws IOException
+     * when logcat cannot be run.
+     */
+    fun since(sinceMs: Long): List<String> {
+        val proc = ProcessBuilder("logcat", "-d", "-v", "epoch", "--pid=${Process.myPid()}", "-s", "${Delegation.LOG_TAG}:V")
             .redirectErrorStream(true).start()
         val text = proc.inputStream.bufferedReader().use { it.readText() }
         if (!proc.waitFor(10, TimeUnit.SECONDS)) {
             proc.destroy()
             throw IOException("logcat did not finish within 10 s")
         }
-        return text.lines().map { it.trim() }.filter { it.isNotEmpty() && !it.startsWith("--------- beginning of") }
+        return Delegation.messagesSince(text, sinceMs)
     }
 }

@@ -62,5 +62,18 @@ class Delegation(val source: String, val applied: List<DelegateApplication>, val
         })
 
         fun unreadable(source: String, why: String) = Delegation(source, emptyList(), why)
+
+        // `logcat -v epoch`: "  1760000000.123  4321  4340 I tflite  : message"
+        private val EPOCH_LINE = Regex("""^\s*(\d+)\.(\d{3})\d*\s+\d+\s+\d+\s+[VDIWEF]\s+(\S+)\s*:\s?(.*)$""")
+
+        /**
+         * The messages of `logcat -v epoch` output logged at or after [sinceMs] (epoch ms) under
+         * [tag]: one load attempt's lines, without those of an earlier attempt in the same process.
+         */
+        fun messagesSince(logcat: String, sinceMs: Long, tag: String = LOG_TAG): List<String> =
+            logcat.lineSequence().mapNotNull { EPOCH_LINE.find(it)?.destructured }
+                .filter { (sec, ms, t, _) -> t == tag && sec.toLong() * 1000 + ms.toLong() >= sinceMs }
+                .map { (_, _, _, message) -> message.trim() }
+                .toList()
     }
 }

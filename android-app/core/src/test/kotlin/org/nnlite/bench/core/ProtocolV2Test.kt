@@ -126,6 +126,22 @@ class ProtocolV2Test {
     }
 
     @Test
+    fun `only this attempt's tflite lines are read from logcat`() {
+        val logcat = """
+            --------- beginning of main
+              1760000000.100  4321  4340 I tflite  : Replacing 3 out of 9 node(s) with delegate (TfLiteGpuDelegateV2) node, yielding 2 partitions for the whole graph.
+              1760000000.900  4321  4340 I NNLiteBench: START run_id=x
+              1760000001.250  4321  4340 I tflite  : Created TensorFlow Lite XNNPACK delegate for CPU.
+              1760000001.251  4321  4340 I tflite  : Replacing 9 out of 9 node(s) with delegate (TfLiteXNNPackDelegate) node, yielding 1 partitions for the whole graph.
+        """.trimIndent()
+        val lines = Delegation.messagesSince(logcat, 1_760_000_001_000L)
+        assertEquals(listOf("Created TensorFlow Lite XNNPACK delegate for CPU.",
+            "Replacing 9 out of 9 node(s) with delegate (TfLiteXNNPackDelegate) node, yielding 1 partitions for the whole graph."), lines)
+        assertEquals(true, Delegation.parse(lines).full)
+        assertEquals(3, Delegation.messagesSince(logcat, 0).size) // the START line has another tag
+    }
+
+    @Test
     fun `require_full_delegation fails a partly delegated graph at load, without falling back`() {
         val engine = FakeEngine(clock, delegateLog = mapOf(Backend.GPU to listOf(
             "Replacing 12 out of 15 node(s) with delegate (TfLiteGpuDelegateV2) node, yielding 2 partitions for the whole graph.")))
