@@ -14,9 +14,10 @@ Spec: comma-separated `key=value` items (durations take `s` or `ms`, default sec
   install_fail=CODE   every install answers `Failure [CODE]` (e.g. INSTALL_FAILED_INSUFFICIENT_STORAGE).
   app_crash=N         the next N benchmark launches crash: no report, a FATAL EXCEPTION in logcat.
   truncated_report=N  the next N reports are written cut in half, directly at the report path.
-  throttle_after=T    once a benchmark launch has run for T, the device throttles: thermal status
-                      SEVERE, headroom above 1.0, thermal zones 30 C hotter, CPU clocks halved,
-                      until the launch ends (counts per launch, not from the simulator's start).
+  throttle_after=T    once a benchmark launch has benchmarked for T (counted from the app's first
+                      conditions read, just before it loads the model; per launch, not from the
+                      simulator's start), the device throttles until the launch ends: thermal
+                      status SEVERE, headroom above 1.0, thermal zones 30 C hotter, clocks halved.
 
 Times count from the moment the simulator starts serving. Example:
   drop_after=5s,hang_shell=am start,install_fail=INSTALL_FAILED_INSUFFICIENT_STORAGE,app_crash=1
