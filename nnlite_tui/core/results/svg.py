@@ -66,12 +66,15 @@ def _open(name: str, title: str, width: int = W, height: int = H) -> list[str]:
             f'<text class="title" x="{LEFT}" y="18">{escape(title)}</text>']
 
 
-def _axes(x: Scale | None, y: Scale, x_label: str, y_label: str, width: int = W, height: int = H) -> list[str]:
-    out = [f'<line class="axis" x1="{LEFT}" y1="{height - BOTTOM}" x2="{width - RIGHT}" y2="{height - BOTTOM}"/>',
+def _axes(x: Scale | None, y: Scale, x_label: str, y_label: str, width: int = W, height: int = H,
+          right: float | None = None) -> list[str]:
+    """Axes, grid and labels; `right` is where the plotting area ends (a legend may sit beyond it)."""
+    right = width - RIGHT if right is None else right
+    out = [f'<line class="axis" x1="{LEFT}" y1="{height - BOTTOM}" x2="{right}" y2="{height - BOTTOM}"/>',
            f'<line class="axis" x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{height - BOTTOM}"/>']
     for t in y.ticks():
         py = y(t)
-        out.append(f'<line class="grid" x1="{LEFT}" y1="{py:.1f}" x2="{width - RIGHT}" y2="{py:.1f}"/>'
+        out.append(f'<line class="grid" x1="{LEFT}" y1="{py:.1f}" x2="{right}" y2="{py:.1f}"/>'
                    f'<text class="tick" x="{LEFT - 4}" y="{py + 4:.1f}" text-anchor="end">{fmt_num(t)}</text>')
     if x is not None:
         for t in x.ticks():
@@ -79,7 +82,7 @@ def _axes(x: Scale | None, y: Scale, x_label: str, y_label: str, width: int = W,
             out.append(f'<line class="grid" x1="{px:.1f}" y1="{TOP}" x2="{px:.1f}" y2="{height - BOTTOM}"/>'
                        f'<text class="tick" x="{px:.1f}" y="{height - BOTTOM + 16}" text-anchor="middle">'
                        f'{fmt_num(t)}</text>')
-    out.append(f'<text class="label" x="{(LEFT + width - RIGHT) / 2}" y="{height - 8}" text-anchor="middle">'
+    out.append(f'<text class="label" x="{(LEFT + right) / 2}" y="{height - 8}" text-anchor="middle">'
                f'{escape(x_label)}</text>')
     out.append(f'<text class="label" transform="translate(14 {(TOP + height - BOTTOM) / 2}) rotate(-90)" '
                f'text-anchor="middle">{escape(y_label)}</text>')
@@ -110,7 +113,7 @@ def scatter(name: str, title: str, points: Sequence[tuple[float, float, str, str
         xs = ys = xs + ys
     x = Scale(min(xs), max(xs), LEFT, W - RIGHT - 160, log_x)
     y = Scale(min(ys), max(ys), H - BOTTOM, TOP, log_y)
-    out += _axes(x, y, x_label, y_label)
+    out += _axes(x, y, x_label, y_label, right=W - RIGHT - 160)
     if diagonal:
         lo, hi = 10 ** x.lo if log_x else x.lo, 10 ** x.hi if log_x else x.hi
         out.append(f'<line class="diag" x1="{x(lo):.1f}" y1="{y(lo):.1f}" x2="{x(hi):.1f}" y2="{y(hi):.1f}"/>')
