@@ -93,6 +93,9 @@ JS = """
     const row = ev.target.closest('tr.row');
     if (!row) return;
     const body = row.parentElement;
+    const cell = body.rows[1].cells[0];
+    const template = cell.querySelector('template');
+    if (template) cell.replaceChildren(template.content.cloneNode(true));
     body.classList.toggle('open');
     body.rows[1].hidden = !body.classList.contains('open');
   });

@@ -7,7 +7,6 @@ from typing import Any
 
 from nnlite_tui.core.results import svg
 from nnlite_tui.core.results.rows import ResultRow
-from nnlite_tui.core.stats import percentile
 
 COLUMNS = (("model", ""), ("family", ""), ("task", ""), ("device", ""), ("backend", ""), ("precision", ""),
            ("status", ""), ("params", "num"), ("size KB", "num"), ("median ms", "num"), ("p90 ms", "num"),
@@ -102,12 +101,13 @@ def _ops_table(ops: list[dict[str, Any]]) -> str:
 
 
 def _sample_plots(row: ResultRow) -> str:
-    samples_ms = [s / 1e6 for s in row.samples_ns]
-    if not samples_ms:
+    import numpy as np
+
+    if not row.samples_ns:
         return ""
-    ordered = sorted(samples_ms)
-    cut = percentile(ordered, 0.99)
-    shown = [s for s in samples_ms if s <= cut]
+    samples_ms = np.asarray(row.samples_ns, dtype=np.float64) / 1e6
+    cut = float(np.percentile(samples_ms, 99))  # the same type-7 percentile as core.stats
+    shown = samples_ms[samples_ms <= cut]
     hidden = len(samples_ms) - len(shown)
     title = f"latency histogram ({hidden} above p99 not drawn)" if hidden else "latency histogram"
     return (svg.histogram("histogram", title, shown, "ms")
@@ -123,7 +123,10 @@ def detail_cells(row: ResultRow) -> str:
               _sample_plots(row), _ops_table(row.ops)]
     if row.source_file:
         parts.append(f'<div class="muted">reports/{escape(row.source_file)}</div>')
-    return f'<td colspan="{len(COLUMNS)}"><div class="detail-grid">{"".join(p for p in parts if p)}</div></td>'
+    # Inside a <template> the details stay inert until a row is opened: a thousand-model page then
+    # lays out and filters its table without carrying thousands of hidden plots in the document.
+    return (f'<td colspan="{len(COLUMNS)}"><template><div class="detail-grid">{"".join(p for p in parts if p)}'
+            "</div></template></td>")
 
 
 def model_body(row: ResultRow) -> str:

@@ -16,7 +16,7 @@ from nnlite_tui import __version__
 from nnlite_tui.core.results import svg
 from nnlite_tui.core.results.html_assets import CSS, JS
 from nnlite_tui.core.results.html_models import header, model_body, pending_body
-from nnlite_tui.core.results.rows import ResultRow, RunResults
+from nnlite_tui.core.results.rows import DEFAULT_PRECISION, ResultRow, RunResults
 
 TOP_ERRORS = 10
 MAX_PAIRS = 3
@@ -64,22 +64,34 @@ def distribution_plots(rows: list[ResultRow]) -> list[str]:
     return plots
 
 
+def _pair_title(a: tuple[str, str], b: tuple[str, str]) -> tuple[str, str, str]:
+    """Title and axis names of a paired plot, naming only what differs between the two groups."""
+    if a[0] == b[0]:
+        return f"{a[1]} vs {b[1]} on {a[0][:40]}", a[1], b[1]
+    if a[1] == b[1]:
+        return f"{a[0][:28]} vs {b[0][:28]} ({a[1]})", a[0][:40], b[0][:40]
+    return f"{a[0][:20]} {a[1]} vs {b[0][:20]} {b[1]}", f"{a[0][:30]} {a[1]}", f"{b[0][:30]} {b[1]}"
+
+
 def paired_plots(done: list[ResultRow]) -> list[str]:
-    """The same models on two device/precision groups: one dot per model, y = x means equal."""
-    groups: dict[str, dict[tuple[str, str], ResultRow]] = {}
+    """The same models on two (device, precision) groups: one dot per model, y = x means equal."""
+    groups: dict[tuple[str, str], dict[tuple[str, str], ResultRow]] = {}
     for r in done:
-        groups.setdefault(r.group, {})[(r.model, r.backend)] = r
+        groups.setdefault((r.device_label, r.precision), {})[(r.model, r.backend)] = r
+    # fp32 first, so that it is the x axis (the baseline) of every pair it is in
+    order = sorted(groups, key=lambda g: (g[1] != DEFAULT_PRECISION, g))
     plots = []
-    for a, b in itertools.combinations(sorted(groups), 2):
+    for a, b in itertools.combinations(order, 2):
         common = sorted(set(groups[a]) & set(groups[b]))
         if not common:
             continue
-        by, key = _colour_key([groups[a][k] for k in common])
+        _, key = _colour_key([groups[a][k] for k in common])
         points = [(groups[a][k].median_ns / 1e6, groups[b][k].median_ns / 1e6, key(groups[a][k]),
                    f"{k[0]}: {groups[a][k].median_ns / 1e6:.4g} ms vs {groups[b][k].median_ns / 1e6:.4g} ms")
                   for k in common]
-        plots.append(svg.scatter("paired", f"same models: {a} vs {b} ({len(common)} models)", points,
-                                 f"{a} median (ms)", f"{b} median (ms)", diagonal=True))
+        title, x_name, y_name = _pair_title(a, b)
+        plots.append(svg.scatter("paired", f"same {len(common)} models: {title}", points,
+                                 f"{x_name} median (ms)", f"{y_name} median (ms)", diagonal=True))
         if len(plots) >= MAX_PAIRS:
             break
     return plots
