@@ -37,6 +37,7 @@ svg .series { stroke-width: 1; }
 #models tr.detail > td { background: #fafbfc; padding: 10px 16px; }
 .detail-grid { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }
 .kv td { border: none; padding: 1px 8px 1px 0; } .kv td:first-child { color: var(--muted); }
+.block { margin: 10px 0; } #settings { display: inline; } .setting { margin-right: 14px; white-space: nowrap; }
 .err { color: var(--bad); white-space: pre-wrap; max-width: 900px; }
 """
 

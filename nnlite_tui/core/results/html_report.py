@@ -139,9 +139,9 @@ def _settings(run: RunResults) -> str:
         for k, v in items.items():
             if v is not None:
                 settings.setdefault(k, set()).add(str(v))
-    body = "".join(f"<tr><td>{escape(k)}</td><td>{escape(', '.join(sorted(v)))}</td></tr>"
-                   for k, v in settings.items())
-    return f'<table class="kv" id="settings">{body}</table>'
+    body = " ".join(f'<span class="setting"><span class="muted">{escape(k)}</span> {escape(", ".join(sorted(v)))}'
+                   "</span>" for k, v in settings.items())
+    return f'<div id="settings">{body}</div>'
 
 
 def summary_section(run: RunResults) -> str:
@@ -153,8 +153,8 @@ def summary_section(run: RunResults) -> str:
     stages = ", ".join(f"{escape(s)} {n}" for s, n in stage_counts.most_common()) or "none"
     return (f'<h2>Run summary</h2><div class="cards" id="counts">{cards_html}</div>'
             f"<p>Failures by stage: {stages}</p>"
-            f'<div class="plots"><div><b>Devices</b>{_devices(run)}</div>'
-            f"<div><b>Settings</b>{_settings(run)}</div></div>")
+            f'<div class="block"><b>Settings</b> {_settings(run)}</div><div class="block"><b>Devices</b>'
+            f"{_devices(run)}</div>")
 
 
 def model_table(run: RunResults) -> str:
