@@ -56,6 +56,22 @@ def test_a_slower_copy_is_flagged_and_fails_only_with_the_flag(real_runs, tmp_pa
     first = [line for line in strict.stdout.splitlines() if "tiny_conv" in line][0]
     assert first.startswith("+") and "slower" in first
     assert "percentile bootstrap of the ratio of medians" in strict.stdout
+    assert "input differs" not in strict.stdout and "settings differ" not in strict.stdout
+
+
+def test_a_different_input_shape_is_named(real_runs, tmp_path):
+    _, run_b = real_runs
+
+    def bigger_input(name: str, report: dict) -> None:
+        if name.startswith("tiny_conv__"):
+            report["conversion"]["tflite_input_shape"] = [1, 64, 64, 3]
+            report["benchmark"]["settings"]["threads"] = 2
+
+    after = derive_run(run_b, tmp_path / "after", bigger_input)
+    proc = nnlite("compare", str(run_b), str(after))
+    assert proc.returncode == 0, proc.stderr
+    assert "input differs: tiny_conv [1, 32, 32, 3] -> [1, 64, 64, 3]" in proc.stdout
+    assert "settings differ: threads 1 -> 1, 2" in proc.stdout
 
 
 def test_faster_and_small_shifts_do_not_fail_and_a_wider_threshold_hides_a_change(real_runs, tmp_path):

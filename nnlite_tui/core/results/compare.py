@@ -51,6 +51,7 @@ class Comparison:
     only_before: list[ResultRow]
     only_after: list[ResultRow]
     settings_changed: dict[str, tuple[str, str]] = field(default_factory=dict)
+    inputs_changed: dict[str, tuple[str, str]] = field(default_factory=dict)  # model -> input shapes
     resamples: int = RESAMPLES
     confidence: float = CONFIDENCE
     seed: int = SEED
@@ -132,6 +133,16 @@ def settings_changed(before: RunResults, after: RunResults) -> dict[str, tuple[s
             for k in sorted(set(sb) | set(sa)) if sb.get(k) != sa.get(k)}
 
 
+def inputs_changed(pairs: list[Pair]) -> dict[str, tuple[str, str]]:
+    """Models whose .tflite input differs between the runs: a different workload, not a speed change."""
+    out = {}
+    for p in pairs:
+        b, a = p.before.conversion.get("tflite_input_shape"), p.after.conversion.get("tflite_input_shape")
+        if b and a and b != a:
+            out[p.before.model] = (str(b), str(a))
+    return out
+
+
 ORDER = (SLOWER, BROKEN, FASTER, FIXED, UNCERTAIN, NO_SAMPLES, FAILED_BOTH, UNCHANGED)
 
 
@@ -147,5 +158,6 @@ def compare_runs(before_dir: str | Path, after_dir: str | Path, threshold: float
         before=before, after=after, threshold=threshold, pairs=pairs,
         only_before=[by_key_b[k] for k in sorted(set(by_key_b) - set(by_key_a))],
         only_after=[by_key_a[k] for k in sorted(set(by_key_a) - set(by_key_b))],
-        settings_changed=settings_changed(before, after), resamples=resamples, seed=seed,
+        settings_changed=settings_changed(before, after), inputs_changed=inputs_changed(pairs),
+        resamples=resamples, seed=seed,
     )

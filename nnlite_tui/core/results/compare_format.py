@@ -48,6 +48,8 @@ def _header_lines(cmp: Comparison) -> list[str]:
     lines = [f"before: {cmp.before.run_dir}", f"after:  {cmp.after.run_dir}", cmp.method]
     for k, (b, a) in cmp.settings_changed.items():
         lines.append(f"settings differ: {k} {b} -> {a}")
+    for model, (b, a) in cmp.inputs_changed.items():
+        lines.append(f"input differs: {model} {b} -> {a}")
     return lines
 
 
