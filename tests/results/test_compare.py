@@ -121,7 +121,7 @@ def test_csv_and_html_formats(real_runs, tmp_path):
 
 def test_not_a_run_directory_is_a_usage_error(real_runs, tmp_path):
     proc = nnlite("compare", str(real_runs[0]), str(tmp_path))
-    assert proc.returncode == 2 and "no reports/ folder" in proc.stderr
+    assert proc.returncode == 2 and "no reports/ folder and no state.json" in proc.stderr
     broken = derive_run(real_runs[0], tmp_path / "bad", lambda name, report: None)
     next((broken / "reports").glob("*.json")).write_text("{not json")
     proc = nnlite("compare", str(real_runs[0]), str(broken))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -83,4 +84,18 @@ def test_default_output_is_inside_the_run_and_variants_add_their_plots(real_runs
 
 def test_a_folder_without_reports_is_refused_with_its_name(tmp_path):
     proc = nnlite("report", str(tmp_path), "--format", "html")
-    assert proc.returncode != 0 and str(tmp_path) in proc.stderr and "no reports/ folder" in proc.stderr
+    assert proc.returncode != 0 and str(tmp_path) in proc.stderr
+    assert "no reports/ folder and no state.json" in proc.stderr
+
+
+def test_two_devices_of_the_same_model_are_told_apart_and_paired(real_runs, tmp_path):
+    def on_a_second_device(name: str, report: dict) -> dict | None:
+        if not report["valid"]:
+            return None
+        return {**report, "device": {**report["device"], "serial": "emulator-5554"}}
+
+    run = derive_run(real_runs[0], tmp_path / "run", on_a_second_device)
+    page = render(run, tmp_path / "run.html")
+    assert "paired" in inventory(page).plots
+    model = json.loads(next((run / "reports").glob("tiny_conv__*")).read_text())["device"]["model"]
+    assert f"{model} (host)" in page and f"{model} (emulator-5554)" in page

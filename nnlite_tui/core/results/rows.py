@@ -110,24 +110,36 @@ class RunResults:
         return counts
 
 
+def _label_twins(rows: list[ResultRow]) -> None:
+    """Two phones of the same model are two devices: their labels get the serial."""
+    serials: dict[str, set[str]] = {}
+    for row in rows:
+        serials.setdefault(row.device_label, set()).add(row.device)
+    for row in rows:
+        if len(serials[row.device_label]) > 1:
+            row.device_label = f"{row.device_label} ({row.device})"
+
+
 def load_run(run_dir: str | Path) -> RunResults:
     """A run's reports as rows, plus the store's view when the run has a state file.
 
     A folder with only reports/ (copied off a machine, say) is a run too: the statuses then come
     from the reports alone.
     """
+    from nnlite_tui.core.run_files import STATE_FILE
+
     path = Path(run_dir)
-    if not (path / "reports").is_dir():
-        raise ValueError(f"{path}: no reports/ folder; not a run directory")
+    has_state = (path / STATE_FILE).exists()
+    if not (path / "reports").is_dir() and not has_state:
+        raise ValueError(f"{path}: no reports/ folder and no {STATE_FILE}; not a run directory")
     reports = load_reports(path)
     files = sorted(p.name for p in (path / "reports").glob("*.json"))
     rows = [row_from_report(r, f) for r, f in zip(reports, files)]
+    _label_twins(rows)
     statuses = {row.model: row.status for row in rows}
     errors: dict[str, dict[str, Any]] = {}
     config = None
-    from nnlite_tui.core.run_files import STATE_FILE
-
-    if (path / STATE_FILE).exists():
+    if has_state:
         from nnlite_tui.core.store.files import StoreError, load_snapshot
 
         try:
