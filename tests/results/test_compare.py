@@ -128,6 +128,9 @@ def test_not_a_run_directory_is_a_usage_error(real_runs, tmp_path):
     next((broken / "reports").glob("*.json")).write_text("{not json")
     proc = nnlite("compare", str(real_runs[0]), str(broken))
     assert proc.returncode == 2 and "unreadable report" in proc.stderr
+    next((broken / "reports").glob("*.json")).write_text("[1, 2]")
+    proc = nnlite("compare", str(real_runs[0]), str(broken))
+    assert proc.returncode == 2 and "not an nnlite report" in proc.stderr
 
 
 def test_interval_and_classification_on_known_samples():

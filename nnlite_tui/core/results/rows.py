@@ -134,6 +134,9 @@ def load_run(run_dir: str | Path) -> RunResults:
         raise ValueError(f"{path}: no reports/ folder and no {STATE_FILE}; not a run directory")
     reports = load_reports(path)
     files = sorted(p.name for p in (path / "reports").glob("*.json"))
+    for report, name in zip(reports, files):
+        if not isinstance(report, dict) or "model_name" not in report:
+            raise ValueError(f"{path / 'reports' / name}: not an nnlite report (no model_name)")
     rows = [row_from_report(r, f) for r, f in zip(reports, files)]
     _label_twins(rows)
     statuses = {row.model: row.status for row in rows}
