@@ -52,8 +52,10 @@ def add_variants(name: str, report: dict) -> dict | None:
     report["model"]["flops"] = 1000.0 * report["model"]["params"]
     twin = {**report, "model": dict(report["model"]), "benchmark": dict(report["benchmark"]), "precision": "fp16"}
     set_samples(twin, [s * 1.3 for s in report["benchmark"]["samples_ns"]])
-    twin["ops"] = [{"type": "CONV_2D", "avg_us": 12.5, "count": 3}, {"type": "MEAN", "avg_us": 1.5, "count": 1},
-                   {"type": "FULLY_CONNECTED", "avg_us": 0.5, "count": 1}]
+    twin["benchmark"]["ops"] = {"kernel_mode": "xnnpack", "flops": 2000.0 * report["model"]["params"], "ops": [
+        {"index": 0, "type": "CONV_2D", "avg_us": 12.5, "params": {"kernel": "3x3", "stride": "1x1"},
+         "outputs": [{"shape": [1, 32, 32, 64], "dtype": "float32"}], "kernels": ["Convolution (NHWC, F32) IGEMM"]},
+        {"index": 1, "type": "MEAN", "avg_us": 1.5}, {"index": 2, "type": "FULLY_CONNECTED", "avg_us": 0.5}]}
     return twin
 
 
@@ -78,7 +80,8 @@ def test_default_output_is_inside_the_run_and_variants_add_their_plots(real_runs
     inv = inventory((run / "report.html").read_text())
     assert "latency-vs-flops" in inv.plots and "paired" in inv.plots
     page = (run / "report.html").read_text()
-    assert "fp16" in page and "Top ops" in page and "CONV_2D" in page
+    assert "fp16" in page and "Top ops" in page and "CONV_2D" in page and "Convolution (NHWC, F32) IGEMM" in page
+    assert "kernel 3x3, stride 1x1, → 1x32x32x64" in page and "by type: CONV_2D 86%" in page
     assert len(inv.bodies) == 5  # 2 models x (fp32, fp16) + the failed one
 
 

@@ -84,20 +84,35 @@ def _conversion_figures(conv: dict[str, Any]) -> str:
     return _kv("Conversion", pairs)
 
 
+def _op_detail(op: dict[str, Any]) -> str:
+    """What tells two ops of one type apart: kernel size and stride, or the output shape."""
+    params = op.get("params") or {}
+    parts = [f"{k} {params[k]}" for k in ("kernel", "stride") if params.get(k)]
+    outputs = op.get("outputs") or []
+    if outputs and isinstance(outputs[0], dict) and outputs[0].get("shape"):
+        parts.append("→ " + "x".join(str(d) for d in outputs[0]["shape"]))
+    return ", ".join(parts)
+
+
 def _ops_table(ops: list[dict[str, Any]]) -> str:
     if not ops:
         return ""
     ranked = sorted(ops, key=lambda o: float(o.get("avg_us") or 0), reverse=True)
     total = sum(float(o.get("avg_us") or 0) for o in ops) or 1.0
-    extra = [k for k in ("count", "node", "name") if any(k in o for o in ranked[:TOP_OPS])]
-    head = "".join(f"<th>{k}</th>" for k in ["op", *extra]) + '<th class="num">avg µs</th><th class="num">share</th>'
     body = ""
     for op in ranked[:TOP_OPS]:
         avg = float(op.get("avg_us") or 0)
-        body += ("<tr>" + _cell(op.get("type")) + "".join(_cell(op.get(k, "")) for k in extra)
-                 + _cell(f"{avg:.1f}", cls="num") + _cell(f"{100 * avg / total:.1f}%", cls="num") + "</tr>")
-    return (f'<div class="ops"><b>Top ops</b> <span class="muted">({len(ops)} profiled)</span>'
-            f"<table><tr>{head}</tr>{body}</table></div>")
+        kernels = ", ".join(sorted(set(op.get("kernels") or [])))
+        body += ("<tr>" + _cell(op.get("index", "")) + _cell(op.get("type")) + _cell(_op_detail(op))
+                 + _cell(kernels) + _cell(f"{avg:.1f}", cls="num") + _cell(f"{100 * avg / total:.1f}%", cls="num")
+                 + "</tr>")
+    by_type: dict[str, float] = {}
+    for op in ops:
+        by_type[str(op.get("type"))] = by_type.get(str(op.get("type")), 0.0) + float(op.get("avg_us") or 0)
+    types = ", ".join(f"{t} {100 * v / total:.0f}%" for t, v in sorted(by_type.items(), key=lambda kv: -kv[1])[:5])
+    return (f'<div class="ops"><b>Top ops</b> <span class="muted">({len(ops)} profiled; by type: {escape(types)})'
+            '</span><table><tr><th>#</th><th>op</th><th>shape</th><th>kernel</th><th class="num">avg µs</th>'
+            f'<th class="num">share</th></tr>{body}</table></div>')
 
 
 def _sample_plots(row: ResultRow) -> str:

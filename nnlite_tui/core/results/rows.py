@@ -21,6 +21,16 @@ def precision_of(report: dict[str, Any]) -> str:
     return DEFAULT_PRECISION
 
 
+def ops_block_of(report: dict[str, Any]) -> dict[str, Any]:
+    """The per-op profile: `benchmark.ops` ({..., "ops": [...]}), or a bare list of ops at top level."""
+    for block in ((report.get("benchmark") or {}).get("ops"), report.get("ops")):
+        if isinstance(block, dict) and block.get("ops"):
+            return block
+        if isinstance(block, list) and block:
+            return {"ops": block}
+    return {}
+
+
 def family_of(name: str) -> str:
     """LEMUR names a model `<family>-<md5>`: the family is the name without its hash."""
     return _HASH_SUFFIX.sub("", name) or name
@@ -80,7 +90,7 @@ def row_from_report(report: dict[str, Any], source_file: str | None = None) -> R
         precision=precision_of(report),
         status="done" if valid else "failed",
         params=model.get("params") or (report.get("conversion") or {}).get("params"),
-        flops=model.get("flops"),
+        flops=model.get("flops") or ops_block_of(report).get("flops"),
         tflite_bytes=(report.get("conversion") or {}).get("tflite_bytes"),
         stats=dict(bench.get("stats") or {}) if valid else {},
         samples_ns=[float(s) for s in bench.get("samples_ns") or []] if valid else [],
@@ -89,7 +99,7 @@ def row_from_report(report: dict[str, Any], source_file: str | None = None) -> R
         error_stage=None if valid else error.get("stage"),
         error_message=None if valid else (error.get("message") or report.get("error_message")),
         conversion={k: v for k, v in (report.get("conversion") or {}).items() if v is not None},
-        ops=list(report.get("ops") or []),
+        ops=list(ops_block_of(report).get("ops") or []),
         source_file=source_file,
     )
 
