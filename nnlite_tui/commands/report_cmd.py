@@ -52,6 +52,7 @@ def _write_html(run_dir: Path, out: Path) -> None:
         run = load_run(run_dir)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
+    out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text(build_html(run), encoding="utf-8")
     tmp.replace(out)
