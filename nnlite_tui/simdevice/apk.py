@@ -161,11 +161,12 @@ def build_test_apk(path: str | IO[bytes], package: str = "org.nnlite.bench", ver
 
 
 
-def bench_app_apk() -> bytes:
-    """The benchmark app's APK as the simulator pre-installs it (`--with-app`): android-app's package,
-    versionCode and versionName, so nnlite finds the app it would install already there."""
-    from nnlite_tui.simdevice.app import PACKAGE, VERSION_CODE, VERSION_NAME
+def bench_app_apk(protocol: int) -> bytes:
+    """The benchmark app's APK as the simulator pre-installs it (`--with-app`): the package, versionCode
+    and versionName of the android-app release that speaks `protocol`, so nnlite finds the app it
+    would install already there."""
+    from nnlite_tui.simdevice.app import PACKAGE, VERSION_CODES, VERSION_NAMES
 
     buffer = io.BytesIO()
-    build_test_apk(buffer, package=PACKAGE, version_code=VERSION_CODE, version_name=VERSION_NAME)
+    build_test_apk(buffer, package=PACKAGE, version_code=VERSION_CODES[protocol], version_name=VERSION_NAMES[protocol])
     return buffer.getvalue()

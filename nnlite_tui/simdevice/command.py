@@ -8,7 +8,7 @@ import signal
 
 import click
 
-from nnlite_tui.simdevice.app import PACKAGE, VERSION_NAME
+from nnlite_tui.simdevice.app import PACKAGE, VERSION_NAMES
 from nnlite_tui.simdevice.boot import BootTimings
 from nnlite_tui.simdevice.faults import FaultSpec
 from nnlite_tui.simdevice.profiles import DEFAULT_PROFILE, PROFILES
@@ -64,7 +64,7 @@ def sim_device(port, adb_port, profile, serial_name, boot_seconds, faults_spec, 
         if sim.port is not None:
             how = (f"registering as {sim.serial} with the adb server on port {sim.adb_server_port}"
                    if config.register else f"run: adb connect 127.0.0.1:{sim.port}")
-            app = f", with {PACKAGE} {VERSION_NAME} installed" if with_app else ""
+            app = f", with {PACKAGE} {VERSION_NAMES[config.app_protocol]} installed" if with_app else ""
             click.echo(f"sim-device {profile} listening on 127.0.0.1:{sim.port} (files in {sim.fs.root}){app}; "
                        f"{how}", err=True)
         await task
