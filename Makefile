@@ -7,17 +7,19 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.nnlite-installed
 RUN_DIR ?= runs/sample_models
 RUN_ARGS ?=
-# PyTorch's CPU wheels; constraints.txt pins torch to the +cpu build, so a CUDA build can never come in.
-TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+# constraints.txt pins torch to its +cpu build, so a CUDA build can never come in. pip finds it where
+# this machine's pip configuration points (a local wheel); elsewhere give PyTorch's CPU index:
+#   make install TORCH_INDEX=<PyTorch's CPU wheel index URL>
+TORCH_INDEX ?=
 PIP_INSTALL := $(BIN)/pip install --quiet -c constraints.txt
 
 .PHONY: install run test clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	# torch and torchvision first, their CPU builds from PyTorch's index (exact versions in
-	# constraints.txt), so that nothing later resolves them to CUDA builds from PyPI.
-	$(PIP_INSTALL) --extra-index-url $(TORCH_INDEX) torch torchvision
+	# torch and torchvision first (exact versions in constraints.txt), so that nothing later
+	# resolves torch to a CUDA build.
+	$(PIP_INSTALL) $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX)) torch torchvision
 	$(PIP_INSTALL) -e '.[dev]'
 	touch $(STAMP)
 
