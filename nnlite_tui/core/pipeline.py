@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nnlite_tui.core.artifacts import DiskGuard, prune_tflite
 from nnlite_tui.core.bench_step import bench_step
 from nnlite_tui.core.config import RunConfig
 from nnlite_tui.core.control import Control, ControlChannel
@@ -74,6 +75,9 @@ class Pipeline:
             if device.kind == "host" and self.isolation.pins_benchmark:
                 device.pin_cpus(self.isolation.bench_cpus)
         self.work = WorkQueue(self.devices, cfg.lookahead + len(self.devices))
+        cache_dir = Path(converter.cache.root)
+        self.disk = DiskGuard([self.run_dir, cache_dir], self.emit, min_free_bytes=cfg.min_free_bytes,
+                              cache_dir=cache_dir)
         self.reporter: Reporter = _Silent()
         self.control = Control()
         self.recovery = RecoveryPolicy(cfg, self.reporter, self.control.stop_now, list(self.devices))
@@ -147,6 +151,8 @@ class Pipeline:
                 if self.work.all_done.wait(0.2):
                     return
                 continue
+            if not self.disk.wait_for_room(control.stop_after_current):
+                return  # stopped while the disk was full: the model is still queued for the next run
             if not self.work.take_slot(name, give_up=control.stop_now.is_set):
                 return
             if control.stopping:  # asked to stop while we waited: leave it queued for the next run
@@ -307,6 +313,8 @@ class Pipeline:
 
     def _finish(self, name: str, status: str, **fields: Any) -> None:
         self._set_status(name, status, **fields)
+        if prune_tflite(self.cfg.keep_tflite, status, self.run_dir / "tflite" / f"{name}.tflite"):
+            self.store.update(name, tflite=None)
         self.work.finish(name)
 
     def _cancelled(self, name: str) -> None:

@@ -24,7 +24,9 @@ from nnlite_tui.core.outcomes import BenchResult, ConversionResult, StageError
 from nnlite_tui.core.spec import ModelSpec
 
 SCHEMA = "nnlite.report"
-SCHEMA_VERSION = 1
+# 2: optional blocks `conditions` (thermal/power around the timed runs, protocol 2 apps) and
+# `benchmark.ops` (per-op profile); every version-1 key keeps its meaning.
+SCHEMA_VERSION = 2
 LEMUR_KEYS = (
     "model_name", "device_type", "os_version", "valid", "emulator", "error_message", "iterations", "duration",
     "unit", "cpu_duration", "cpu_min_duration", "cpu_max_duration", "cpu_std_dev", "total_ram_kb", "free_ram_kb",
@@ -118,6 +120,7 @@ def _assemble(*, spec: dict[str, Any], conversion: dict[str, Any], bench: dict[s
         "conversion": {k: conversion.get(k) for k in conv_keys},
         "benchmark": {**bench, "settings": settings},
         "device": device,
+        "conditions": bench.get("conditions"),
         "state_before": before,
         "state_after": after,
         "isolation": isolation,
