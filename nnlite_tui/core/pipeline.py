@@ -32,13 +32,14 @@ from nnlite_tui.core.control import Control, ControlChannel
 from nnlite_tui.core.convert import Converter
 from nnlite_tui.core.convert_step import Attempt, convert_step
 from nnlite_tui.core.devices.base import Device
-from nnlite_tui.core.events import TERMINAL, Event, ModelStatus, Recovery, Reporter, RunFinished, RunStarted
+from nnlite_tui.core.events import Event, ModelStatus, MultiReporter, Recovery, Reporter, RunFinished, RunStarted
 from nnlite_tui.core.isolation import HostIsolation
 from nnlite_tui.core.outcomes import (Benchmarked, BenchJob, BenchResult, Cancelled, ConversionResult, Converted,
                                       Failed, Outcome, Retry, Skipped, StageError, combine_device_results,
                                       conversion_of)
 from nnlite_tui.core.recovery import RecoveryPolicy, ReexecRequested
 from nnlite_tui.core.report import build_report, report_filename, write_json_atomic
+from nnlite_tui.core.resume import models_to_do
 from nnlite_tui.core.run_files import PID_FILE
 from nnlite_tui.core.run_watch import RunWatch
 from nnlite_tui.core.scheduling import SHARED, WorkQueue
@@ -52,11 +53,6 @@ class RunOutcome:
     stopped: bool
     seconds: float
     reexec: bool = False
-
-
-class _Silent:
-    def emit(self, event: Event) -> None:
-        """Events before run() have nowhere to go."""
 
 
 class Pipeline:
@@ -78,7 +74,7 @@ class Pipeline:
         cache_dir = Path(converter.cache.root)
         self.disk = DiskGuard([self.run_dir, cache_dir], self.emit, min_free_bytes=cfg.min_free_bytes,
                               cache_dir=cache_dir)
-        self.reporter: Reporter = _Silent()
+        self.reporter: Reporter = MultiReporter()  # nobody listens before run()
         self.control = Control()
         self.recovery = RecoveryPolicy(cfg, self.reporter, self.control.stop_now, list(self.devices))
 
@@ -91,7 +87,7 @@ class Pipeline:
         pid_path.write_text(str(os.getpid()))
         channel = ControlChannel(self.run_dir)
         channel.skip_existing()
-        queued = self._prepare_queue()
+        queued = models_to_do(self.store, list(self.specs.values()), retry_failed=self.cfg.retry_failed)
         resumed = len(queued) < len(self.order) or any((self._record(n).get("attempts") or 0) > 0 for n in queued)
         self.emit(RunStarted(run_dir=str(self.run_dir), models=tuple(self.order), devices=tuple(self.devices),
                              resumed=resumed))
@@ -123,22 +119,6 @@ class Pipeline:
                              reexec=self.recovery.reexec_requested)
         self.emit(RunFinished(counts=counts, seconds=outcome.seconds, stopped=stopped))
         return outcome
-
-    def _prepare_queue(self) -> list[str]:
-        self.store.add_models([{"name": n, "spec": self.specs[n].to_dict()} for n in self.order])
-        queued = []
-        for name in self.order:
-            status = self._record(name).get("status", "queued")
-            if status == "failed" and self.cfg.retry_failed:
-                self.store.update(name, attempts=0, error=None, devices={})
-                status = "queued"
-            if status in TERMINAL:
-                continue
-            if status != "queued":
-                # It was in flight when the last run stopped: redo it (conversion comes from cache).
-                self.store.transition(name, "queued")
-            queued.append(name)
-        return queued
 
     # ----- conversion: take a model, convert it, apply the outcome -----
     def _convert_loop(self) -> None:
