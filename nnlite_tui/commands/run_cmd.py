@@ -15,6 +15,12 @@ from nnlite_tui.commands.options import EXIT_CODES_HELP, ExitCode, convert_optio
 MAX_REEXECS = 3
 
 
+def profile_mode(choice: str | None, backend: str) -> str | None:
+    if choice == "auto":
+        return "builtin" if backend == "cpu" else "xnnpack"
+    return choice
+
+
 @click.command(epilog=EXIT_CODES_HELP)
 @source_options
 @convert_options
@@ -32,6 +38,9 @@ MAX_REEXECS = 3
 @click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True, help="Interpreter threads.")
 @click.option("--backend", type=click.Choice(["xnnpack", "cpu", "gpu", "nnapi"]), default="xnnpack",
               show_default=True, help="Delegate; the report says which one actually ran.")
+@click.option("--profile-ops", type=click.Choice(["auto", "xnnpack", "builtin", "both"]), is_flag=False,
+              flag_value="auto", default=None, help="After the timed runs, a separate profiled pass on the host "
+              "records per-op times (auto: the benchmark's kernels) into the report's ops block.")
 @click.option("--max-attempts", type=click.IntRange(min=1), default=3, show_default=True,
               help="Attempts per model for transient faults (timeouts, crashes, device faults).")
 @click.option("--cooldown", "cooldown_s", type=click.FloatRange(min=0), default=10.0, show_default=True,
@@ -64,7 +73,8 @@ def run(**kw) -> None:
     try:
         bench = BenchSettings(warmup=kw["warmup"], runs=kw["runs"], min_seconds=kw["min_seconds"],
                               max_runs=max(kw["max_runs"], kw["runs"]), max_seconds=kw["max_seconds"],
-                              threads=kw["threads"], backend=kw["backend"])
+                              threads=kw["threads"], backend=kw["backend"],
+                              profile_ops=profile_mode(kw["profile_ops"], kw["backend"]))
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     headless = kw["headless"] or not sys.stdout.isatty()

@@ -22,6 +22,7 @@ from nnlite_tui.core.stats import summarize
 BACKENDS = ("xnnpack", "cpu", "gpu", "nnapi")
 # What LiteRT in Python can run on a host CPU; other requests fall back, and the result says so.
 HOST_BACKENDS = ("xnnpack", "cpu")
+PROFILE_MODES = (None, "xnnpack", "builtin", "both")
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,9 @@ class BenchSettings:
     threads: int = 1
     backend: str = "xnnpack"
     seed: int = 0
+    # After the timed runs, a separate profiled pass: "xnnpack", "builtin" or "both" kernel modes.
+    profile_ops: str | None = None
+    profile_runs: int = 20
 
     def __post_init__(self) -> None:
         if self.warmup < 0 or self.runs < 1 or self.min_seconds < 0 or self.threads < 1:
@@ -42,6 +46,8 @@ class BenchSettings:
             raise ValueError(f"max_runs {self.max_runs} below runs {self.runs}")
         if self.backend not in BACKENDS:
             raise ValueError(f"backend {self.backend!r} not one of {BACKENDS}")
+        if self.profile_ops not in PROFILE_MODES:
+            raise ValueError(f"profile_ops {self.profile_ops!r} not one of {PROFILE_MODES}")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -162,4 +168,10 @@ def benchmark_result(model_path: str, settings: BenchSettings, run_id: str = "")
     except BenchmarkError as err:
         return {**base, "valid": False, "error_stage": err.stage, "error_type": err.error_type,
                 "error_message": err.message}
-    return {**base, "valid": True, "error_stage": None, "error_type": None, "error_message": None, **measured}
+    result = {**base, "valid": True, "error_stage": None, "error_type": None, "error_message": None, **measured}
+    if settings.profile_ops:
+        # Only now, after the timed runs: the profiled pass never shares time with them.
+        from nnlite_tui.core.predict.profiled_pass import profiled_pass
+
+        result.update(profiled_pass(model_path, settings))
+    return result

@@ -1,0 +1,160 @@
+"""A learning-free latency predictor built from measured per-op profiles.
+
+An exact table: the median time of every op configuration (op type, tensors and cost parameters: the
+graph op's key) seen in the profiles. For a configuration never seen, a per-op-type fit of time on
+FLOPs and bytes moved (non-negative least squares weighted to relative error) over that type's table
+entries; for a type never seen, the same fit over all entries. A model's prediction is the sum over
+its ops, plus the per-run overhead the profiles measured outside any op.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import median
+from typing import Any
+
+from nnlite_tui.core.tflite_graph import Graph
+
+MIN_FIT_POINTS = 3
+
+
+@dataclass
+class Fit:
+    """time_us = a * flops + b * bytes_moved + c, all coefficients >= 0."""
+    a: float
+    b: float
+    c: float
+    points: int
+
+    def __call__(self, flops: int, bytes_moved: int) -> float:
+        return self.a * flops + self.b * bytes_moved + self.c
+
+
+@dataclass
+class OpPrediction:
+    index: int
+    type: str
+    us: float
+    source: str  # "table", "type-fit" or "global-fit"
+
+
+@dataclass
+class Prediction:
+    total_us: float
+    ops: list[OpPrediction]
+    overhead_us: float
+
+    def share(self, source: str) -> float:
+        """Share of the predicted op time that came from `source`."""
+        op_total = sum(o.us for o in self.ops)
+        return sum(o.us for o in self.ops if o.source == source) / op_total if op_total else 0.0
+
+
+def _nnls_fit(rows: list[tuple[int, int, float]]) -> Fit:
+    import numpy as np
+
+    x = np.array([[f, b, 1.0] for f, b, _ in rows], dtype=float)
+    y = np.array([t for _, _, t in rows], dtype=float)
+    w = 1.0 / np.maximum(y, 1.0)  # relative error: a 5 µs op counts as much as a 500 µs one
+    active = [0, 1, 2]
+    coef = np.zeros(3)
+    while active:  # drop a negative coefficient and refit until all are >= 0 (tiny active-set NNLS)
+        sol, *_ = np.linalg.lstsq(x[:, active] * w[:, None], y * w, rcond=None)
+        if (sol >= 0).all():
+            coef[:] = 0
+            coef[active] = sol
+            break
+        active.pop(int(np.argmin(sol)))
+    return Fit(a=float(coef[0]), b=float(coef[1]), c=float(coef[2]), points=len(rows))
+
+
+@dataclass
+class OpTable:
+    kernel_mode: str
+    exact: dict[str, float] = field(default_factory=dict)  # key -> median µs
+    samples: dict[str, list[float]] = field(default_factory=dict)
+    work: dict[str, tuple[str, int, int]] = field(default_factory=dict)  # key -> (type, flops, bytes)
+    overheads: list[float] = field(default_factory=list)
+    fits: dict[str, Fit] = field(default_factory=dict)
+    global_fit: Fit | None = None
+    models: int = 0
+
+    def add_block(self, block: dict[str, Any]) -> None:
+        if block.get("error") or not block.get("ops"):
+            return
+        self.models += 1
+        for op in block["ops"]:
+            self.samples.setdefault(op["key"], []).append(float(op["median_us"]))
+            self.work[op["key"]] = (op["type"], int(op["flops"]), int(op["bytes_moved"]))
+        unattributed = block.get("unattributed_us")
+        if unattributed is not None:
+            self.overheads.append(max(0.0, float(unattributed)))
+
+    def finish(self) -> OpTable:
+        self.exact = {k: median(v) for k, v in self.samples.items()}
+        by_type: dict[str, list[tuple[int, int, float]]] = {}
+        for key, us in self.exact.items():
+            op_type, flops, nbytes = self.work[key]
+            by_type.setdefault(op_type, []).append((flops, nbytes, us))
+        self.fits = {t: _nnls_fit(rows) for t, rows in by_type.items() if len(rows) >= MIN_FIT_POINTS}
+        everything = [row for rows in by_type.values() for row in rows]
+        self.global_fit = _nnls_fit(everything) if len(everything) >= MIN_FIT_POINTS else None
+        return self
+
+    @property
+    def overhead_us(self) -> float:
+        return median(self.overheads) if self.overheads else 0.0
+
+    def predict(self, graph: Graph) -> Prediction:
+        out = []
+        for op in graph.ops:
+            key = op.key()
+            if key in self.exact:
+                us, source = self.exact[key], "table"
+            elif op.type in self.fits:
+                us, source = self.fits[op.type](op.flops, op.bytes_moved), "type-fit"
+            elif self.global_fit is not None:
+                us, source = self.global_fit(op.flops, op.bytes_moved), "global-fit"
+            else:
+                us, source = 0.0, "global-fit"
+            out.append(OpPrediction(index=op.index, type=op.type, us=us, source=source))
+        overhead = self.overhead_us
+        return Prediction(total_us=sum(o.us for o in out) + overhead, ops=out, overhead_us=overhead)
+
+
+class TableError(ValueError):
+    """No usable per-op profile in the given run directories."""
+
+
+def ops_blocks(report: dict[str, Any], kernel_mode: str | None = None) -> list[dict[str, Any]]:
+    bench = report.get("benchmark") or {}
+    blocks = [b for k, b in bench.items() if (k == "ops" or k.startswith("ops_")) and isinstance(b, dict)]
+    return [b for b in blocks if kernel_mode is None or b.get("kernel_mode") == kernel_mode]
+
+
+def load_table(run_dirs: list[Path], kernel_mode: str = "xnnpack", device: str | None = None,
+               reports: list[dict[str, Any]] | None = None) -> OpTable:
+    """The table from every report in RUN_DIR/reports with an ops block of `kernel_mode`."""
+    table = OpTable(kernel_mode=kernel_mode)
+    if reports is None:
+        reports = []
+        for run_dir in run_dirs:
+            files = sorted((Path(run_dir) / "reports").glob("*.json"))
+            if not files:
+                raise TableError(f"{run_dir}: no reports (expected RUN_DIR/reports/*.json)")
+            for path in files:
+                try:
+                    reports.append(json.loads(path.read_text()))
+                except (OSError, json.JSONDecodeError) as exc:
+                    raise TableError(f"{path}: unreadable report ({exc})") from exc
+    for report in reports:
+        if device and (report.get("device") or {}).get("serial") != device:
+            continue
+        for block in ops_blocks(report, kernel_mode):
+            table.add_block(block)
+    if not table.models:
+        where = ", ".join(str(d) for d in run_dirs) or "the given reports"
+        raise TableError(f"{where}: no report with a {kernel_mode} ops block (run with --profile-ops)")
+    return table.finish()
