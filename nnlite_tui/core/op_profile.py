@@ -114,9 +114,10 @@ def library_version() -> str:
         return "unknown"
 
 
-def load_library(path: str | None = None, required: tuple[str, ...] = REQUIRED_SYMBOLS) -> ctypes.CDLL:
+def load_library(path: str | None = None, required: tuple[str, ...] | None = None) -> ctypes.CDLL:
     """Open libLiteRt.so and check every symbol this module calls; ProfilerUnavailable names the gap."""
     path = path or library_path()
+    required = REQUIRED_SYMBOLS if required is None else required
     try:
         lib = ctypes.CDLL(path)
     except OSError as exc:

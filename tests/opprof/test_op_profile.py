@@ -1,0 +1,59 @@
+"""Per-op profiling through LiteRT's C API, the ops block, the benchmark's profiled pass, the predictor."""
+
+from __future__ import annotations
+
+import pytest
+
+from nnlite_tui.core import op_profile
+from nnlite_tui.core.bench import BenchSettings, benchmark_result
+from nnlite_tui.core.predict.ops_block import build_ops_block
+from nnlite_tui.core.predict.table import OpTable
+from nnlite_tui.core.tflite_graph import read_graph
+
+
+def test_graph_has_cost_parameters_and_work(small_cnn):
+    graph = read_graph(str(small_cnn))
+    convs = [op for op in graph.ops if op.type == "CONV_2D"]
+    assert [c.params["cout"] for c in convs] == [16, 32]
+    assert convs[0].params["kernel"] == "3x3" and convs[0].params["stride"] == "1x1"
+    assert convs[0].flops == 2 * 32 * 32 * 16 * 3 * 3 * 3
+    assert graph.flops > sum(c.flops for c in convs) - 1 and graph.bytes_moved > 0
+
+
+@pytest.mark.parametrize("mode,kind", [("xnnpack", "delegate_op"), ("builtin", "node")])
+def test_profile_reports_every_op(small_cnn, mode, kind):
+    profile = op_profile.profile_ops(str(small_cnn), kernel_mode=mode, runs=5, warmup=1)
+    assert profile.ops and all(op.kind == kind and len(op.samples_us) == 5 for op in profile.ops)
+    assert profile.invoke_us > 0
+    block = build_ops_block(read_graph(str(small_cnn)), profile)
+    graph_types = [op.type for op in read_graph(str(small_cnn)).ops]
+    assert [row["type"] for row in block["ops"]] == graph_types
+    conv_rows = [row for row in block["ops"] if row["type"] == "CONV_2D"]
+    assert all(row["median_us"] > 0 and row["kernels"] for row in conv_rows)
+    if mode == "builtin":
+        assert conv_rows[0]["kernels"] == ["builtin"]
+    else:
+        assert conv_rows[0]["kernels"][0].startswith("Convolution")
+    assert 0 < block["ops_sum_us"] <= block["total_us"] * 1.05
+
+
+def test_missing_symbol_is_a_clear_error_not_a_crash(small_cnn, monkeypatch):
+    with pytest.raises(op_profile.ProfilerUnavailable, match="lacks LiteRtNoSuchProfilerCall"):
+        op_profile.load_library(required=op_profile.REQUIRED_SYMBOLS + ("LiteRtNoSuchProfilerCall",))
+    monkeypatch.setattr(op_profile, "REQUIRED_SYMBOLS", op_profile.REQUIRED_SYMBOLS + ("LiteRtNoSuchProfilerCall",))
+    result = benchmark_result(str(small_cnn), BenchSettings(runs=3, min_seconds=0, warmup=1, profile_ops="xnnpack"))
+    assert result["valid"] and result["stats"]["count"] >= 3
+    assert "LiteRtNoSuchProfilerCall" in result["ops"]["error"] and result["ops"]["ops"] == []
+
+
+def test_benchmark_profiled_pass_and_table_prediction(small_cnn):
+    result = benchmark_result(str(small_cnn), BenchSettings(runs=3, min_seconds=0, warmup=1, profile_ops="both",
+                                                            profile_runs=5))
+    assert result["ops"]["kernel_mode"] == "xnnpack" and result["ops_builtin"]["kernel_mode"] == "builtin"
+    table = OpTable(kernel_mode="xnnpack")
+    table.add_block(result["ops"])
+    table.finish()
+    prediction = table.predict(read_graph(str(small_cnn)))
+    assert prediction.share("table") == 1.0
+    assert prediction.total_us == pytest.approx(
+        sum(r["median_us"] for r in result["ops"]["ops"]) + max(0.0, result["ops"]["unattributed_us"]))
