@@ -31,7 +31,9 @@ DEFAULT_EVENT = 1
 OPERATOR_INVOKE_EVENT = 1 << 1
 DELEGATE_OPERATOR_INVOKE_EVENT = 1 << 2
 DELEGATE_PROFILED_OPERATOR_INVOKE_EVENT = 1 << 3
+# An event still open when the profiler stopped has no end time: an absurd elapsed value.
 MAX_EVENT_US = 3_600_000_000
+STEADY_FACTOR = 1.25
 # LiteRtRankedTensorType is filled and passed back opaquely; its size varies by build (<= ~80 bytes).
 TENSOR_TYPE_BYTES = 256
 
@@ -96,6 +98,7 @@ class OpProfile:
     wall_us: float  # mean wall time of one profiled run, seen from Python
     invoke_us: float  # mean of the runtime's own "Invoke" events: the profiled pass's total per run
     invoke_median_us: float
+    runs_kept: int  # the steady runs the figures come from (see steady_runs)
     ops: list[ProfiledOp]
     library: str
     library_version: str
@@ -122,6 +125,12 @@ def load_library(path: str | None = None, required: tuple[str, ...] | None = Non
         lib = ctypes.CDLL(path)
     except OSError as exc:
         raise ProfilerUnavailable(f"cannot load LiteRT's C library {path}: {exc}") from exc
+    version = library_version()
+    if not version.startswith(TESTED_VERSIONS) and not os.environ.get("NNLITE_PROFILE_ANY_LITERT"):
+        # The event layout was measured on these versions; another build could be misread silently.
+        raise ProfilerUnavailable(
+            f"ai-edge-litert {version} is not a version per-op profiling was checked against "
+            f"({', '.join(v + 'x' for v in TESTED_VERSIONS)}); set NNLITE_PROFILE_ANY_LITERT=1 to try anyway")
     missing = [name for name in required if not hasattr(lib, name)]
     if missing:
         raise ProfilerUnavailable(
@@ -302,23 +311,46 @@ def _events(lib: ctypes.CDLL, profiler: ctypes.c_void_p) -> list[_Event]:
     return list(events)
 
 
-def aggregate(events: list[_Event]) -> list[ProfiledOp]:
-    """Per node (or delegate operator) samples, in first-seen order: the run order."""
+def aggregate(events: list[_Event]) -> tuple[list[ProfiledOp], list[int]]:
+    """Per node (or delegate operator) one sample per run, in first-seen order (the run order), and
+    each run's total from the runtime's "Invoke" event, which opens the run's events."""
     ops: dict[tuple[str, int], ProfiledOp] = {}
+    invokes: list[int] = []
     for ev in events:
+        if ev.tag == b"Invoke" and ev.event_type == DEFAULT_EVENT:
+            invokes.append(int(ev.elapsed_time_us))
+            continue
         if ev.event_type == OPERATOR_INVOKE_EVENT:
             kind = "node"
         elif ev.event_type in (DELEGATE_OPERATOR_INVOKE_EVENT, DELEGATE_PROFILED_OPERATOR_INVOKE_EVENT):
             kind = "delegate_op"
         else:
             continue
-        if ev.elapsed_time_us >= MAX_EVENT_US:
-            continue
+        if not invokes:
+            continue  # an op event before any run began: not from the profiled runs
         key = (kind, int(ev.event_metadata1))
         tag = (ev.tag or b"").decode(errors="replace")
         op = ops.setdefault(key, ProfiledOp(index=int(ev.event_metadata1), tag=tag, kind=kind))
-        op.samples_us.append(int(ev.elapsed_time_us))
-    return list(ops.values())
+        op.samples_us.extend([0] * (len(invokes) - 1 - len(op.samples_us)))  # align to the run
+        if len(op.samples_us) < len(invokes):
+            op.samples_us.append(int(ev.elapsed_time_us))
+        else:
+            op.samples_us[-1] += int(ev.elapsed_time_us)  # the same op twice in one run (a loop)
+    for op in ops.values():
+        op.samples_us.extend([0] * (len(invokes) - len(op.samples_us)))
+    return list(ops.values()), invokes
+
+
+def steady_runs(invokes: list[int]) -> list[int]:
+    """Indexes of the runs not preempted: total within STEADY_FACTOR of the median run (and complete).
+
+    On a shared host a run the scheduler interrupts gains milliseconds that belong to no op; dropping
+    those runs keeps the per-op means and the total on the same footing."""
+    valid = sorted(t for t in invokes if t < MAX_EVENT_US)
+    if not valid:
+        return []
+    limit = valid[len(valid) // 2] * STEADY_FACTOR
+    return [i for i, t in enumerate(invokes) if t < MAX_EVENT_US and t <= limit]
 
 
 def profile_ops(model_path: str, kernel_mode: str = "xnnpack", runs: int = 20, warmup: int = 3,
@@ -341,15 +373,16 @@ def profile_ops(model_path: str, kernel_mode: str = "xnnpack", runs: int = 20, w
             session.run()
         wall_us = (time.perf_counter_ns() - t0) / 1e3 / max(runs, 1)
         _check(lib.LiteRtStopProfiler(profiler), "LiteRtStopProfiler")
-        events = _events(lib, profiler)
-        ops = aggregate(events)
-        # An event still open when the profiler stopped has no end time: an absurd elapsed value.
-        invokes = sorted(int(ev.elapsed_time_us) for ev in events
-                         if ev.tag == b"Invoke" and ev.event_type == DEFAULT_EVENT and ev.elapsed_time_us < MAX_EVENT_US)
+        ops, invokes = aggregate(_events(lib, profiler))
     finally:
         session.close()
+    keep = steady_runs(invokes)
+    for op in ops:
+        op.samples_us = [op.samples_us[i] for i in keep]
+    totals = sorted(invokes[i] for i in keep)
     return OpProfile(kernel_mode=kernel_mode, runs=runs, threads=threads, wall_us=wall_us,
-                     invoke_us=sum(invokes) / len(invokes) if invokes else wall_us,
-                     invoke_median_us=float(invokes[len(invokes) // 2]) if invokes else wall_us, ops=ops,
+                     invoke_us=sum(totals) / len(totals) if totals else wall_us,
+                     invoke_median_us=float(totals[len(totals) // 2]) if totals else wall_us, ops=ops,
+                     runs_kept=len(keep),
                      library=os.path.basename(getattr(lib, "_name", "") or "libLiteRt.so"),
                      library_version=library_version())

@@ -23,7 +23,8 @@ def test_graph_has_cost_parameters_and_work(small_cnn):
 @pytest.mark.parametrize("mode,kind", [("xnnpack", "delegate_op"), ("builtin", "node")])
 def test_profile_reports_every_op(small_cnn, mode, kind):
     profile = op_profile.profile_ops(str(small_cnn), kernel_mode=mode, runs=5, warmup=1)
-    assert profile.ops and all(op.kind == kind and len(op.samples_us) == 5 for op in profile.ops)
+    assert 1 <= profile.runs_kept <= 5
+    assert profile.ops and all(op.kind == kind and len(op.samples_us) == profile.runs_kept for op in profile.ops)
     assert profile.invoke_us > 0
     block = build_ops_block(read_graph(str(small_cnn)), profile)
     graph_types = [op.type for op in read_graph(str(small_cnn)).ops]
@@ -57,3 +58,14 @@ def test_benchmark_profiled_pass_and_table_prediction(small_cnn):
     assert prediction.share("table") == 1.0
     assert prediction.total_us == pytest.approx(
         sum(r["median_us"] for r in result["ops"]["ops"]) + max(0.0, result["ops"]["unattributed_us"]))
+
+
+def test_unchecked_library_version_is_refused_with_its_name(monkeypatch):
+    monkeypatch.delenv("NNLITE_PROFILE_ANY_LITERT", raising=False)
+    monkeypatch.setattr(op_profile, "library_version", lambda: "9.9.0")
+    with pytest.raises(op_profile.ProfilerUnavailable, match="9.9.0 is not a version"):
+        op_profile.load_library()
+
+
+def test_steady_runs_drop_preempted_ones():
+    assert op_profile.steady_runs([100, 104, 900, 98, op_profile.MAX_EVENT_US + 1]) == [0, 1, 3]

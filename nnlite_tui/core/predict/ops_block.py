@@ -137,7 +137,7 @@ def build_ops_block(graph: Graph, profile: OpProfile, total_us: float | None = N
     for r in rows:
         r["share"] = round(r["avg_us"] / total, 5) if total else 0.0
     return {"schema_version": SCHEMA_VERSION, "kernel_mode": profile.kernel_mode, "threads": profile.threads,
-            "runs": profile.runs, "total_us": round(total, 3), "ops_sum_us": round(ops_sum, 3),
+            "runs": profile.runs, "runs_kept": profile.runs_kept, "total_us": round(total, 3), "ops_sum_us": round(ops_sum, 3),
             # Time no op event covers: the delegate's per-run overhead, and µs truncation of tiny ops.
             "unattributed_us": round(total - ops_sum, 3), "total_median_us": round(profile.invoke_median_us, 3),
             "wall_us": round(profile.wall_us, 3), "flops": graph.flops, "bytes_moved": graph.bytes_moved,
