@@ -81,16 +81,19 @@ class OpTable:
     global_fit: Fit | None = None
     models: int = 0
 
-    def add_block(self, block: dict[str, Any]) -> None:
+    def add_block(self, block: dict[str, Any], measured_us: float | None = None) -> None:
+        """One profiled model. With the timed runs' median, the overhead is what they took beyond the
+        ops (their own harness included); else what the profiled runs spent outside any op."""
         if block.get("error") or not block.get("ops"):
             return
         self.models += 1
         for op in block["ops"]:
             self.samples.setdefault(op["key"], []).append(float(op["median_us"]))
             self.work[op["key"]] = (op["type"], int(op["flops"]), int(op["bytes_moved"]))
-        unattributed = block.get("unattributed_us")
-        if unattributed is not None:
-            self.overheads.append(max(0.0, float(unattributed)))
+        if measured_us is not None:
+            self.overheads.append(max(0.0, measured_us - sum(float(op["median_us"]) for op in block["ops"])))
+        elif block.get("unattributed_us") is not None:
+            self.overheads.append(max(0.0, float(block["unattributed_us"])))
 
     def finish(self) -> OpTable:
         self.exact = {k: median(v) for k, v in self.samples.items()}
@@ -152,8 +155,9 @@ def load_table(run_dirs: list[Path], kernel_mode: str = "xnnpack", device: str |
     for report in reports:
         if device and (report.get("device") or {}).get("serial") != device:
             continue
+        duration = report.get("duration") if report.get("valid") else None
         for block in ops_blocks(report, kernel_mode):
-            table.add_block(block)
+            table.add_block(block, duration / 1e3 if duration else None)
     if not table.models:
         where = ", ".join(str(d) for d in run_dirs) or "the given reports"
         raise TableError(f"{where}: no report with a {kernel_mode} ops block (run with --profile-ops)")
