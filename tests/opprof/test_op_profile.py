@@ -69,3 +69,17 @@ def test_unchecked_library_version_is_refused_with_its_name(monkeypatch):
 
 def test_steady_runs_drop_preempted_ones():
     assert op_profile.steady_runs([100, 104, 900, 98, op_profile.MAX_EVENT_US + 1]) == [0, 1, 3]
+
+
+def test_alignment_charges_split_ops_and_leaves_fused_ones_empty():
+    from nnlite_tui.core.op_profile import ProfiledOp
+    from nnlite_tui.core.predict.ops_block import align
+    from nnlite_tui.core.tflite_graph import GraphOp
+
+    graph = [GraphOp(i, t, [], []) for i, t in enumerate(["CONV_2D", "PAD", "CONV_2D", "ADD", "CONV_2D", "MEAN"])]
+    xnn = [ProfiledOp(i, tag, "delegate_op") for i, tag in enumerate([
+        "Convolution (NHWC, F32) IGEMM", "Convolution (NHWC, F32) IGEMM", "Add (ND)", "Clamp (NC)",
+        "Fully Connected (NC, F32) GEMM", "Mean (ND) Reduce2"])]
+    # PAD was fused into the next convolution; Clamp (the ADD's fused ReLU) is charged to the ADD;
+    # a 1x1 convolution that XNNPACK ran as a GEMM still lands on its CONV_2D.
+    assert align(xnn, graph) == [0, 2, 3, 3, 4, 5]

@@ -58,8 +58,8 @@ def xnn_kind(tag: str) -> str:
 
 def compatible(tag: str, op_type: str) -> bool:
     kind = xnn_kind(tag)
-    if kind == "convolution":
-        return op_type == ("DEPTHWISE_CONV_2D" if "DWConv" in tag else "CONV_2D")
+    if kind == "convolution" and "DWConv" in tag:
+        return op_type == "DEPTHWISE_CONV_2D"  # (a depthwise op with one input channel runs as IGEMM)
     if op_type in _XNN_KINDS.get(kind, ()):
         return True
     return _norm(kind) == _norm(op_type) or _norm(kind).startswith(_norm(op_type))
