@@ -4,8 +4,9 @@
     .venv/bin/python bench/predictor_accuracy.py LEMUR_ROOT [--work DIR] [--seed 0] [--test-fraction 0.3]
                                                  [--max-params 5000000] [--limit N] [--runs 50]
 
-The models of LEMUR_ROOT (each file one architecture) are split by a fixed seed into disjoint train
-and test sets. One `nnlite run --profile-ops` over all of them (resumable: WORK/profiled) gives the
+The models of LEMUR_ROOT are split by a fixed seed into disjoint train and test architectures: whole
+families (`<family>-<md5>`: the files of a family are variants of one architecture), or with
+--split model single files. One `nnlite run --profile-ops` over all of them (resumable: WORK/profiled) gives the
 train profiles and the test models' measured medians; the table is built from the train reports
 only, and each test model is predicted from its converted graph alone. A second plain run of the
 test models (WORK/repeat) measures the noise floor: the same model measured twice.
@@ -20,6 +21,7 @@ import argparse
 import json
 import math
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -37,6 +39,12 @@ def nnlite(*args: str) -> None:
     done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if done.returncode not in (0,):
         sys.exit(f"nnlite run failed (exit {done.returncode}): {done.stderr.strip()[-500:]}")
+
+
+def family_of(name: str) -> str:
+    """LEMUR names a model `<family>-<md5>`; the family is the architecture, its files are variants."""
+    head, _, tail = name.rpartition("-")
+    return head if head and re.fullmatch(r"[0-9a-f]{32}", tail) else name
 
 
 def errors_summary(pairs: list[tuple[float, float]]) -> dict[str, float]:
@@ -60,6 +68,8 @@ def main() -> int:
     ap.add_argument("--work", default="runs/predictor-accuracy")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--test-fraction", type=float, default=0.3)
+    ap.add_argument("--split", choices=["family", "model"], default="family",
+                    help="hold out whole architecture families (default) or single model files")
     ap.add_argument("--max-params", type=int, default=5_000_000)
     ap.add_argument("--limit", type=int)
     ap.add_argument("--runs", type=int, default=50)
@@ -73,7 +83,9 @@ def main() -> int:
     reports = {r["model_name"]: r for r in load_reports(work / "profiled") if r.get("valid")}
     names = sorted(n for n, r in reports.items() if ops_blocks(r, "xnnpack") and not ops_blocks(r)[0].get("error"))
     rng = random.Random(args.seed)
-    test = sorted(rng.sample(names, max(1, round(len(names) * args.test_fraction))))
+    groups = sorted({family_of(n) if args.split == "family" else n for n in names})
+    test_groups = set(rng.sample(groups, max(1, round(len(groups) * args.test_fraction))))
+    test = [n for n in names if (family_of(n) if args.split == "family" else n) in test_groups]
     train = [n for n in names if n not in set(test)]
 
     table = OpTable(kernel_mode="xnnpack")
@@ -96,7 +108,8 @@ def main() -> int:
     again = {r["model_name"]: r for r in load_reports(work / "repeat") if r.get("valid")}
     floor = [(again[n]["duration"], reports[n]["duration"]) for n in test if n in again]
 
-    print(f"\nsplit (seed {args.seed}): {len(names)} profiled models -> train {len(train)}, test {len(test)}; "
+    print(f"\nsplit by {args.split} (seed {args.seed}): {len(names)} profiled models in {len(groups)} groups -> "
+          f"train {len(train)}, test {len(test)} ({', '.join(sorted(test_groups))}); "
           f"table {len(table.exact)} op configurations, {len(table.fits)} op types fitted, "
           f"overhead {table.overhead_us:.1f} µs")
     print(f"share of predicted op time from exact table hits (test): "

@@ -131,6 +131,14 @@ class TableError(ValueError):
     """No usable per-op profile in the given run directories."""
 
 
+def precision_of(report: dict[str, Any]) -> str:
+    """The report's precision variant; reports written before variants existed are fp32."""
+    for block in (report, report.get("benchmark") or {}, report.get("conversion") or {}, report.get("model") or {}):
+        if block.get("precision"):
+            return str(block["precision"])
+    return "fp32"
+
+
 def ops_blocks(report: dict[str, Any], kernel_mode: str | None = None) -> list[dict[str, Any]]:
     bench = report.get("benchmark") or {}
     blocks = [b for k, b in bench.items() if (k == "ops" or k.startswith("ops_")) and isinstance(b, dict)]
@@ -160,5 +168,7 @@ def load_table(run_dirs: list[Path], kernel_mode: str = "xnnpack", device: str |
             table.add_block(block, duration / 1e3 if duration else None)
     if not table.models:
         where = ", ".join(str(d) for d in run_dirs) or "the given reports"
+        if not reports:
+            raise TableError(f"{where}: no report matches")
         raise TableError(f"{where}: no report with a {kernel_mode} ops block (run with --profile-ops)")
     return table.finish()
