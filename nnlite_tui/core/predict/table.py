@@ -1,10 +1,11 @@
 """A learning-free latency predictor built from measured per-op profiles.
 
-An exact table: the median time of every op configuration (op type, tensors and cost parameters: the
-graph op's key) seen in the profiles. For a configuration never seen, a per-op-type fit of time on
-FLOPs and bytes moved (non-negative least squares weighted to relative error) over that type's table
-entries; for a type never seen, the same fit over all entries. A model's prediction is the sum over
-its ops, plus the per-run overhead the profiles measured outside any op.
+An exact table: the time of every op configuration (op type, tensors and cost parameters: the graph
+op's key) seen in the profiles. For a configuration never seen, a fit of time on FLOPs and bytes moved
+(non-negative least squares weighted to relative error) over the table entries of its group (type,
+kernel size, stride, grouped or not), else of its type, else of all entries. A model's prediction is
+the sum over its ops plus the per-run overhead the profiles measured outside any op, times `scale`:
+the median ratio of the profiled models' timed median to that same sum.
 """
 
 from __future__ import annotations
@@ -70,41 +71,62 @@ def _nnls_fit(rows: list[tuple[int, int, float]]) -> Fit:
     return Fit(a=float(coef[0]), b=float(coef[1]), c=float(coef[2]), points=len(rows))
 
 
+def fit_group(op_type: str, params: dict[str, Any]) -> str:
+    """The narrower fallback group: a type's kernels differ by kernel size, stride and depthwise-ness."""
+    if op_type in ("CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV", "MAX_POOL_2D", "AVERAGE_POOL_2D"):
+        grouped = params.get("groups", 1) > 1
+        return f"{op_type}|{params.get('kernel')}|{params.get('stride')}" + ("|grouped" if grouped else "")
+    return op_type
+
+
 @dataclass
 class OpTable:
     kernel_mode: str
-    exact: dict[str, float] = field(default_factory=dict)  # key -> median µs
+    # Per op, the fastest of its profiled runs: its time when nothing else ran. A busy host preempts
+    # a different op in every run, so an op's median carries other processes' time, unevenly across
+    # profiles; the minimum does not, and `scale` maps the sum back to what timed runs measure.
+    stat: str = "min_us"
+    exact: dict[str, float] = field(default_factory=dict)  # key -> µs
     samples: dict[str, list[float]] = field(default_factory=dict)
-    work: dict[str, tuple[str, int, int]] = field(default_factory=dict)  # key -> (type, flops, bytes)
+    work: dict[str, tuple[str, str, int, int]] = field(default_factory=dict)  # key -> (type, group, flops, bytes)
     overheads: list[float] = field(default_factory=list)
+    ratios: list[float] = field(default_factory=list)
     fits: dict[str, Fit] = field(default_factory=dict)
     global_fit: Fit | None = None
     models: int = 0
 
     def add_block(self, block: dict[str, Any], measured_us: float | None = None) -> None:
-        """One profiled model. With the timed runs' median, the overhead is what they took beyond the
-        ops (their own harness included); else what the profiled runs spent outside any op."""
+        """One profiled model; `measured_us`, its timed runs' median, calibrates `scale`."""
         if block.get("error") or not block.get("ops"):
             return
         self.models += 1
         for op in block["ops"]:
-            self.samples.setdefault(op["key"], []).append(float(op["median_us"]))
-            self.work[op["key"]] = (op["type"], int(op["flops"]), int(op["bytes_moved"]))
-        if measured_us is not None:
-            self.overheads.append(max(0.0, measured_us - sum(float(op["median_us"]) for op in block["ops"])))
-        elif block.get("unattributed_us") is not None:
-            self.overheads.append(max(0.0, float(block["unattributed_us"])))
+            self.samples.setdefault(op["key"], []).append(float(op[self.stat]))
+            self.work[op["key"]] = (op["type"], fit_group(op["type"], op.get("params") or {}), int(op["flops"]),
+                                    int(op["bytes_moved"]))
+        overhead = max(0.0, float(block.get("unattributed_us") or 0.0))
+        self.overheads.append(overhead)
+        profiled = sum(float(op[self.stat]) for op in block["ops"]) + overhead
+        if measured_us and profiled > 0:
+            self.ratios.append(measured_us / profiled)
 
     def finish(self) -> OpTable:
         self.exact = {k: median(v) for k, v in self.samples.items()}
-        by_type: dict[str, list[tuple[int, int, float]]] = {}
+        groups: dict[str, list[tuple[int, int, float]]] = {}
         for key, us in self.exact.items():
-            op_type, flops, nbytes = self.work[key]
-            by_type.setdefault(op_type, []).append((flops, nbytes, us))
-        self.fits = {t: _nnls_fit(rows) for t, rows in by_type.items() if len(rows) >= MIN_FIT_POINTS}
-        everything = [row for rows in by_type.values() for row in rows]
+            op_type, group, flops, nbytes = self.work[key]
+            groups.setdefault(op_type, []).append((flops, nbytes, us))
+            if group != op_type:
+                groups.setdefault(group, []).append((flops, nbytes, us))
+        self.fits = {g: _nnls_fit(rows) for g, rows in groups.items() if len(rows) >= MIN_FIT_POINTS}
+        everything = [row for g, rows in groups.items() if "|" not in g for row in rows]
         self.global_fit = _nnls_fit(everything) if len(everything) >= MIN_FIT_POINTS else None
         return self
+
+    @property
+    def scale(self) -> float:
+        """Timed median over profiled sum, the median over the profiled models (1 without timings)."""
+        return median(self.ratios) if self.ratios else 1.0
 
     @property
     def overhead_us(self) -> float:
@@ -114,8 +136,11 @@ class OpTable:
         out = []
         for op in graph.ops:
             key = op.key()
+            group = fit_group(op.type, op.params)
             if key in self.exact:
                 us, source = self.exact[key], "table"
+            elif group in self.fits:
+                us, source = self.fits[group](op.flops, op.bytes_moved), "type-fit"
             elif op.type in self.fits:
                 us, source = self.fits[op.type](op.flops, op.bytes_moved), "type-fit"
             elif self.global_fit is not None:
@@ -124,7 +149,7 @@ class OpTable:
                 us, source = 0.0, "global-fit"
             out.append(OpPrediction(index=op.index, type=op.type, us=us, source=source))
         overhead = self.overhead_us
-        return Prediction(total_us=sum(o.us for o in out) + overhead, ops=out, overhead_us=overhead)
+        return Prediction(total_us=(sum(o.us for o in out) + overhead) * self.scale, ops=out, overhead_us=overhead)
 
 
 class TableError(ValueError):
