@@ -18,6 +18,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from importlib import metadata
+from typing import NamedTuple
 
 KERNEL_MODES = ("xnnpack", "builtin")
 # The versions whose option identifiers and event layout were checked against this module.
@@ -301,17 +302,26 @@ class _Session:
         self.env = self.model = self.options = self.compiled = None
 
 
-def _events(lib: ctypes.CDLL, profiler: ctypes.c_void_p) -> list[_Event]:
+class Event(NamedTuple):
+    tag: bytes
+    event_type: int
+    elapsed_time_us: int
+    event_metadata1: int
+
+
+def _events(lib: ctypes.CDLL, profiler: ctypes.c_void_p) -> list[Event]:
+    """The profiler's events, copied out: their tags live in the compiled model and die with it."""
     count = ctypes.c_int()
     _check(lib.LiteRtGetNumProfilerEvents(profiler, ctypes.byref(count)), "LiteRtGetNumProfilerEvents")
     if count.value <= 0:
         return []
     events = (_Event * count.value)()
     _check(lib.LiteRtGetProfilerEvents(profiler, count.value, events), "LiteRtGetProfilerEvents")
-    return list(events)
+    return [Event(bytes(ev.tag or b""), int(ev.event_type), int(ev.elapsed_time_us), int(ev.event_metadata1))
+            for ev in events]
 
 
-def aggregate(events: list[_Event]) -> tuple[list[ProfiledOp], list[int]]:
+def aggregate(events: list[Event]) -> tuple[list[ProfiledOp], list[int]]:
     """Per node (or delegate operator) one sample per run, in first-seen order (the run order), and
     each run's total from the runtime's "Invoke" event, which opens the run's events."""
     ops: dict[tuple[str, int], ProfiledOp] = {}
