@@ -107,7 +107,7 @@ def main() -> int:
             # The test model's own profile through the same statistic and scale: what the table and
             # its fallback would give with every op an exact hit. Separates their error from the host's.
             block = ops_blocks(reports[name], "xnnpack")[0]
-            own = (sum(op[table.stat] for op in block["ops"]) + max(0.0, block["unattributed_us"])) * table.scale
+            own = sum(op[table.stat] for op in block["ops"]) * table.scale
             own_pairs.append((pred.total_us, own))
             hits.append(pred.share("table"))
             all_test.append(name)
