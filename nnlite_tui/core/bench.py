@@ -147,8 +147,9 @@ def run_benchmark(model_path: str, settings: BenchSettings) -> dict[str, Any]:
     }
 
 
-def benchmark_result(model_path: str, settings: BenchSettings, run_id: str = "") -> dict[str, Any]:
-    """The protocol's result block for one model, valid or not."""
+def benchmark_result(model_path: str, settings: BenchSettings, run_id: str = "", profile: bool = True) -> dict[str, Any]:
+    """The protocol's result block for one model, valid or not; with `profile` and settings.profile_ops,
+    the profiled pass's ops block too (host_bench runs that pass itself, after saving the timings)."""
     used = settings.backend if settings.backend in HOST_BACKENDS else "xnnpack"
     base: dict[str, Any] = {
         "run_id": run_id,
@@ -169,7 +170,7 @@ def benchmark_result(model_path: str, settings: BenchSettings, run_id: str = "")
         return {**base, "valid": False, "error_stage": err.stage, "error_type": err.error_type,
                 "error_message": err.message}
     result = {**base, "valid": True, "error_stage": None, "error_type": None, "error_message": None, **measured}
-    if settings.profile_ops:
+    if profile and settings.profile_ops:
         # Only now, after the timed runs: the profiled pass never shares time with them.
         from nnlite_tui.core.predict.profiled_pass import profiled_pass
 

@@ -86,3 +86,23 @@ def test_alignment_charges_split_ops_and_leaves_fused_ones_empty():
     # PAD was fused into the next convolution; Clamp (the ADD's fused ReLU) is charged to the ADD;
     # a 1x1 convolution that XNNPACK ran as a GEMM still lands on its CONV_2D.
     assert align(xnn, graph) == [0, 2, 3, 3, 4, 5]
+
+
+def test_a_crash_in_the_profiled_pass_keeps_the_timed_result(small_cnn, tmp_path, monkeypatch):
+    """The benchmark process really dies (SIGSEGV) inside the profiled pass, after the timed runs."""
+    import os
+    import sys
+
+    from nnlite_tui.core.devices.local import LocalDevice
+
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(
+        "import os, signal\n"
+        "import nnlite_tui.core.predict.profiled_pass as p\n"
+        "p.profiled_pass = lambda *a, **k: os.kill(os.getpid(), signal.SIGSEGV)\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(hooks), *sys.path]))
+    result = LocalDevice(timeout_s=120).benchmark(
+        str(small_cnn), BenchSettings(runs=3, min_seconds=0, warmup=1, profile_ops="xnnpack"), "r1")
+    assert result["valid"] and result["stats"]["count"] >= 3
+    assert "crashed" in result["ops"]["error"] and "SIGSEGV" in result["ops"]["error"]
