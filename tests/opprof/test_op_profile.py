@@ -106,3 +106,8 @@ def test_a_crash_in_the_profiled_pass_keeps_the_timed_result(small_cnn, tmp_path
         str(small_cnn), BenchSettings(runs=3, min_seconds=0, warmup=1, profile_ops="xnnpack"), "r1")
     assert result["valid"] and result["stats"]["count"] >= 3
     assert "crashed" in result["ops"]["error"] and "SIGSEGV" in result["ops"]["error"]
+
+
+def test_steady_runs_hold_when_most_runs_were_preempted():
+    runs = [11525, 1012, 23429, 13160, 903, 25160, 17259, 4033, 33186, 13077, 12000]
+    assert op_profile.steady_runs(runs) == [1, 4]
