@@ -16,9 +16,14 @@ from __future__ import annotations
 import ctypes
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import metadata
-from typing import NamedTuple
+
+from nnlite_tui.core.predict.profile_events import MAX_EVENT_US, STEADY_FACTOR, Event, ProfiledOp, aggregate, \
+    steady_runs
+
+__all__ = ["MAX_EVENT_US", "STEADY_FACTOR", "Event", "ProfiledOp", "OpProfile", "ProfilerUnavailable", "ProfileError",
+           "aggregate", "load_library", "profile_ops", "steady_runs"]
 
 KERNEL_MODES = ("xnnpack", "builtin")
 # The versions whose option identifiers and event layout were checked against this module.
@@ -28,13 +33,6 @@ TESTED_VERSIONS = ("2.3.",)
 RUNTIME_OPTIONS_ID = b"runtime_options_string"
 CPU_OPTIONS_IDS = (b"cpu_delegate", b"xnnpack")
 HW_CPU = 1
-DEFAULT_EVENT = 1
-OPERATOR_INVOKE_EVENT = 1 << 1
-DELEGATE_OPERATOR_INVOKE_EVENT = 1 << 2
-DELEGATE_PROFILED_OPERATOR_INVOKE_EVENT = 1 << 3
-# An event still open when the profiler stopped has no end time: an absurd elapsed value.
-MAX_EVENT_US = 3_600_000_000
-STEADY_FACTOR = 1.25
 # LiteRtRankedTensorType is filled and passed back opaquely; its size varies by build (<= ~80 bytes).
 TENSOR_TYPE_BYTES = 256
 
@@ -73,22 +71,6 @@ class _Event(ctypes.Structure):
                 ("elapsed_time_us", ctypes.c_uint64), ("begin_mem_usage", _MemoryUsage),
                 ("end_mem_usage", _MemoryUsage), ("event_metadata1", ctypes.c_uint64),
                 ("event_metadata2", ctypes.c_uint64), ("event_source", ctypes.c_int)]
-
-
-@dataclass
-class ProfiledOp:
-    index: int  # node index (builtin) or the delegate's operator index (xnnpack)
-    tag: str  # builtin op name ("CONV_2D") or XNNPACK operator ("Convolution (NHWC, F32) IGEMM")
-    kind: str  # "node" or "delegate_op"
-    samples_us: list[int] = field(default_factory=list)
-
-    @property
-    def avg_us(self) -> float:
-        return sum(self.samples_us) / len(self.samples_us) if self.samples_us else 0.0
-
-    @property
-    def min_us(self) -> float:
-        return float(min(self.samples_us)) if self.samples_us else 0.0
 
 
 @dataclass
@@ -302,13 +284,6 @@ class _Session:
         self.env = self.model = self.options = self.compiled = None
 
 
-class Event(NamedTuple):
-    tag: bytes
-    event_type: int
-    elapsed_time_us: int
-    event_metadata1: int
-
-
 def _events(lib: ctypes.CDLL, profiler: ctypes.c_void_p) -> list[Event]:
     """The profiler's events, copied out: their tags live in the compiled model and die with it."""
     count = ctypes.c_int()
@@ -319,49 +294,6 @@ def _events(lib: ctypes.CDLL, profiler: ctypes.c_void_p) -> list[Event]:
     _check(lib.LiteRtGetProfilerEvents(profiler, count.value, events), "LiteRtGetProfilerEvents")
     return [Event(bytes(ev.tag or b""), int(ev.event_type), int(ev.elapsed_time_us), int(ev.event_metadata1))
             for ev in events]
-
-
-def aggregate(events: list[Event]) -> tuple[list[ProfiledOp], list[int]]:
-    """Per node (or delegate operator) one sample per run, in first-seen order (the run order), and
-    each run's total from the runtime's "Invoke" event, which opens the run's events."""
-    ops: dict[tuple[str, int], ProfiledOp] = {}
-    invokes: list[int] = []
-    for ev in events:
-        if ev.tag == b"Invoke" and ev.event_type == DEFAULT_EVENT:
-            invokes.append(int(ev.elapsed_time_us))
-            continue
-        if ev.event_type == OPERATOR_INVOKE_EVENT:
-            kind = "node"
-        elif ev.event_type in (DELEGATE_OPERATOR_INVOKE_EVENT, DELEGATE_PROFILED_OPERATOR_INVOKE_EVENT):
-            kind = "delegate_op"
-        else:
-            continue
-        if not invokes:
-            continue  # an op event before any run began: not from the profiled runs
-        key = (kind, int(ev.event_metadata1))
-        tag = (ev.tag or b"").decode(errors="replace")
-        op = ops.setdefault(key, ProfiledOp(index=int(ev.event_metadata1), tag=tag, kind=kind))
-        op.samples_us.extend([0] * (len(invokes) - 1 - len(op.samples_us)))  # align to the run
-        if len(op.samples_us) < len(invokes):
-            op.samples_us.append(int(ev.elapsed_time_us))
-        else:
-            op.samples_us[-1] += int(ev.elapsed_time_us)  # the same op twice in one run (a loop)
-    for op in ops.values():
-        op.samples_us.extend([0] * (len(invokes) - len(op.samples_us)))
-    return list(ops.values()), invokes
-
-
-def steady_runs(invokes: list[int]) -> list[int]:
-    """Indexes of the runs not preempted: total within STEADY_FACTOR of the fastest run (and complete).
-
-    On a shared host a run the scheduler interrupts gains milliseconds that belong to no op, and under
-    heavy load most runs are hit, so the fastest run, not the median one, is the reference; dropping
-    the others keeps the per-op means and the total on the same footing."""
-    valid = [t for t in invokes if t < MAX_EVENT_US]
-    if not valid:
-        return []
-    limit = min(valid) * STEADY_FACTOR
-    return [i for i, t in enumerate(invokes) if t < MAX_EVENT_US and t <= limit]
 
 
 def profile_ops(model_path: str, kernel_mode: str = "xnnpack", runs: int = 20, warmup: int = 3,

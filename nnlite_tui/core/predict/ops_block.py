@@ -13,7 +13,8 @@ import re
 from statistics import median
 from typing import Any
 
-from nnlite_tui.core.op_profile import OpProfile, ProfiledOp
+from nnlite_tui.core.op_profile import OpProfile
+from nnlite_tui.core.predict.profile_events import ProfiledOp
 from nnlite_tui.core.tflite_graph import Graph, GraphOp
 
 SCHEMA_VERSION = 1
