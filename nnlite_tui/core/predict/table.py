@@ -4,9 +4,9 @@ An exact table: the time of every op configuration (op type, tensors and cost pa
 op's key) seen in the profiles. For a configuration never seen, a fit of time on FLOPs and bytes moved
 (non-negative least squares weighted to relative error) over the table entries of its group (type,
 kernel size, stride, grouped or not), else of its type, else of all entries. A model's prediction is
-the sum over its ops times `scale`: the median ratio of the profiled models' timed median to that
-same sum. The time a profiled run spends outside any op is left out: it is mostly the profiler's own
-cost per event (mnist_lenet: 22 µs unprofiled, 34 µs per profiled run, its ops summing to 20 µs).
+the sum over its ops: the time of a run that nothing interrupted. The time a profiled run spends
+outside any op is left out: it is mostly the profiler's own cost per event (mnist_lenet: 22 µs
+unprofiled, 34 µs per profiled run, its ops summing to 20 µs).
 """
 
 from __future__ import annotations
@@ -84,18 +84,17 @@ class OpTable:
     kernel_mode: str
     # Per op, the fastest of its profiled runs: its time when nothing else ran. A busy host preempts
     # a different op in every run, so an op's median carries other processes' time, unevenly across
-    # profiles; the minimum does not, and `scale` maps the sum back to what timed runs measure.
+    # profiles; the minimum does not.
     stat: str = "min_us"
     exact: dict[str, float] = field(default_factory=dict)  # key -> µs
     samples: dict[str, list[float]] = field(default_factory=dict)
     work: dict[str, tuple[str, str, int, int]] = field(default_factory=dict)  # key -> (type, group, flops, bytes)
-    ratios: list[float] = field(default_factory=list)
     fits: dict[str, Fit] = field(default_factory=dict)
     global_fit: Fit | None = None
     models: int = 0
 
-    def add_block(self, block: dict[str, Any], measured_us: float | None = None) -> None:
-        """One profiled model; `measured_us`, its timed runs' median, calibrates `scale`."""
+    def add_block(self, block: dict[str, Any]) -> None:
+        """One profiled model's ops block."""
         if block.get("error") or not block.get("ops"):
             return
         self.models += 1
@@ -103,9 +102,6 @@ class OpTable:
             self.samples.setdefault(op["key"], []).append(float(op[self.stat]))
             self.work[op["key"]] = (op["type"], fit_group(op["type"], op.get("params") or {}), int(op["flops"]),
                                     int(op["bytes_moved"]))
-        profiled = sum(float(op[self.stat]) for op in block["ops"])
-        if measured_us and profiled > 0:
-            self.ratios.append(measured_us / profiled)
 
     def finish(self) -> OpTable:
         self.exact = {k: median(v) for k, v in self.samples.items()}
@@ -119,11 +115,6 @@ class OpTable:
         everything = [row for g, rows in groups.items() if "|" not in g for row in rows]
         self.global_fit = _nnls_fit(everything) if len(everything) >= MIN_FIT_POINTS else None
         return self
-
-    @property
-    def scale(self) -> float:
-        """Timed median over profiled sum, the median over the profiled models (1 without timings)."""
-        return median(self.ratios) if self.ratios else 1.0
 
     def predict(self, graph: Graph) -> Prediction:
         out = []
@@ -141,7 +132,7 @@ class OpTable:
             else:
                 us, source = 0.0, "global-fit"
             out.append(OpPrediction(index=op.index, type=op.type, us=us, source=source))
-        return Prediction(total_us=sum(o.us for o in out) * self.scale, ops=out)
+        return Prediction(total_us=sum(o.us for o in out), ops=out)
 
 
 class TableError(ValueError):
@@ -180,9 +171,8 @@ def load_table(run_dirs: list[Path], kernel_mode: str = "xnnpack", device: str |
     for report in reports:
         if device and (report.get("device") or {}).get("serial") != device:
             continue
-        duration = report.get("duration") if report.get("valid") else None
         for block in ops_blocks(report, kernel_mode):
-            table.add_block(block, duration / 1e3 if duration else None)
+            table.add_block(block)
     if not table.models:
         where = ", ".join(str(d) for d in run_dirs) or "the given reports"
         if not reports:
