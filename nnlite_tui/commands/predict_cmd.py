@@ -64,7 +64,7 @@ def predict(from_dirs: tuple[str, ...], device: str | None, precision: str, kern
         finally:
             converter.close()
         click.echo(f"table: {len(table.exact)} op configurations from {table.models} profiled model(s), "
-                   f"{len(table.fits)} op types fitted ({kernels} kernels, {precision})")
+                   f"{len(table.fits)} fit groups ({kernels} kernels, {precision})")
         click.echo(f"{'model':<40}{'pred ms':>10}{'table':>8}{'fit':>7}{'meas ms':>10}{'error':>9}")
         for result in results:
             name = result.get("model")
