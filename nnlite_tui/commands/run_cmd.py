@@ -77,6 +77,9 @@ def run(**kw) -> None:
                               profile_ops=profile_mode(kw["profile_ops"], kw["backend"]))
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    if bench.profile_ops and any(d != "host" for d in kw["devices"]):
+        click.echo("warning: --profile-ops profiles host benchmarks only; other devices' reports have no ops "
+                   "block", err=True)
     headless = kw["headless"] or not sys.stdout.isatty()
     cfg = RunConfig(sources=list(kw["sources"]), out=Path(kw["out"]), devices=list(kw["devices"]), bench=bench,
                     convert=convert_options_from(kw), in_shape=kw["in_shape"], num_classes=kw["num_classes"],
