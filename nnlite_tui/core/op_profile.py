@@ -4,11 +4,13 @@ LiteRT's Python API has no profiler; its C API does: a compiled model built with
 `enable_profiling = true` owns a profiler whose events carry, per run, one event per node
 (builtin kernels) or per XNNPACK operator (the delegate's internal ops). This is the only module
 that touches that C API. It is not a documented Python API, so every symbol is looked up first and a
-missing one raises ProfilerUnavailable with a clear message, never a crash; the library version is
-recorded so a result says what produced it.
+missing one raises ProfilerUnavailable with a clear message, never a crash. So does a library
+version whose event layout was not checked (the events' memory layout differs from the upstream C
+header; see _MemoryUsage). The version is recorded so a result says what produced it.
 
-`profile_ops(path, kernel_mode, runs, threads)` returns the raw events aggregated per node:
-ProfiledOp(index, tag, kind, avg_us, min_us, count) plus the profiled pass's mean wall time.
+`profile_ops(path, kernel_mode, runs, threads)` returns per node or XNNPACK operator one sample per
+steady run (profile_events.steady_runs), the runs' totals from the runtime's own "Invoke" events,
+and the profiled pass's wall time.
 """
 
 from __future__ import annotations

@@ -89,7 +89,7 @@ def _options(op, cls):
 def _params(schema, op_type: str, op, ins: list[Tensor], outs: list[Tensor]) -> dict[str, Any]:
     p: dict[str, Any] = {}
     if op_type in ("CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV") and len(ins) >= 2:
-        weights = ins[1] if op_type != "TRANSPOSE_CONV" else ins[1]
+        weights = ins[1]  # TRANSPOSE_CONV: (output shape, weights, input)
         if len(weights.shape) == 4:
             p["kernel"] = f"{weights.shape[1]}x{weights.shape[2]}"
         cls = {"CONV_2D": schema.Conv2DOptions, "DEPTHWISE_CONV_2D": schema.DepthwiseConv2DOptions,
