@@ -23,6 +23,8 @@ BACKENDS = ("xnnpack", "cpu", "gpu", "nnapi")
 # What LiteRT in Python can run on a host CPU; other requests fall back, and the result says so.
 HOST_BACKENDS = ("xnnpack", "cpu")
 PROFILE_MODES = (None, "xnnpack", "builtin", "both")
+# Settings of the host's own profiled pass; not part of the device protocol (android-app/PROTOCOL.md).
+HOST_ONLY_SETTINGS = ("profile_ops", "profile_runs")
 
 
 @dataclass(frozen=True)
