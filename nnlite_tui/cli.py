@@ -16,6 +16,7 @@ from nnlite_tui import __version__
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "convert": ("nnlite_tui.commands.convert_cmd:convert", "Convert models to .tflite and validate them."),
     "run": ("nnlite_tui.commands.run_cmd:run", "Convert and benchmark models on a device; resumable."),
+    "predict": ("nnlite_tui.commands.predict_cmd:predict", "Predict latency from per-op profiles of earlier runs."),
     "status": ("nnlite_tui.commands.status_cmd:status", "Counts by status and the last events of a run."),
     "report": ("nnlite_tui.commands.report_cmd:report", "Re-export a run's reports (csv, jsonl, lemur, html)."),
     "compare": ("nnlite_tui.commands.compare_cmd:compare", "Compare two runs: slower/faster with a bootstrap CI."),

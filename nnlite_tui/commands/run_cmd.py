@@ -16,6 +16,12 @@ from nnlite_tui.exit_codes import ExitCode
 MAX_REEXECS = 3
 
 
+def profile_mode(choice: str | None, backend: str) -> str | None:
+    if choice == "auto":
+        return "builtin" if backend == "cpu" else "xnnpack"
+    return choice
+
+
 @click.command(epilog=EXIT_CODES_HELP)
 @source_options
 @convert_options
@@ -37,6 +43,9 @@ MAX_REEXECS = 3
 @click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True, help="Interpreter threads.")
 @click.option("--backend", type=click.Choice(["xnnpack", "cpu", "gpu", "nnapi"]), default="xnnpack",
               show_default=True, help="Delegate; the report says which one actually ran.")
+@click.option("--profile-ops", type=click.Choice(["auto", "xnnpack", "builtin", "both"]), is_flag=False,
+              flag_value="auto", default=None, help="After the timed runs, a separate profiled pass on the host "
+              "records per-op times (auto: the benchmark's kernels) into the report's ops block.")
 @click.option("--max-attempts", type=click.IntRange(min=1), default=3, show_default=True,
               help="Attempts per model for transient faults (timeouts, crashes, device faults).")
 @click.option("--cooldown", "cooldown_s", type=click.FloatRange(min=0), default=10.0, show_default=True,
@@ -76,9 +85,13 @@ def run(**kw) -> None:
         bench = BenchSettings(warmup=kw["warmup"], runs=kw["runs"], min_seconds=kw["min_seconds"],
                               max_runs=max(kw["max_runs"], kw["runs"]), max_seconds=kw["max_seconds"],
                               threads=kw["threads"], backend=kw["backend"], warmup_seconds=kw["warmup_seconds"],
-                              require_full_delegation=kw["require_full_delegation"])
+                              require_full_delegation=kw["require_full_delegation"],
+                              profile_ops=profile_mode(kw["profile_ops"], kw["backend"]))
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    if bench.profile_ops and any(d != "host" for d in kw["devices"]):
+        click.echo("warning: --profile-ops profiles host benchmarks only; other devices' reports have no ops "
+                   "block", err=True)
     headless = kw["headless"] or not sys.stdout.isatty()
     cfg = RunConfig(sources=list(kw["sources"]), out=Path(kw["out"]), devices=list(kw["devices"]), bench=bench,
                     convert=convert_options_from(kw), in_shape=kw["in_shape"], num_classes=kw["num_classes"],

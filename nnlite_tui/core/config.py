@@ -45,7 +45,10 @@ class RunConfig:
     def result_settings(self) -> dict[str, Any]:
         """Settings that change what a report measures; a resumed run must keep them."""
         return {
-            "bench": {k: v for k, v in asdict(self.bench).items()},
+            # profile_ops and profile_runs add a separate pass after the timed runs; left out while unset
+            # so runs stored before the setting existed still resume.
+            "bench": {k: v for k, v in asdict(self.bench).items()
+                      if not (k in ("profile_ops", "profile_runs") and not self.bench.profile_ops)},
             "nhwc": self.convert.nhwc,
             "in_shape": list(self.in_shape) if self.in_shape else None,
             "num_classes": self.num_classes,
