@@ -6,9 +6,10 @@ is recorded in the block as `error` and never invalidates the timed result it fo
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nnlite_tui.core.bench import BenchSettings
+if TYPE_CHECKING:  # bench.py calls this module: at run time the settings come in as an argument
+    from nnlite_tui.core.bench import BenchSettings
 
 
 def profiled_pass(model_path: str, settings: BenchSettings) -> dict[str, Any]:
