@@ -25,7 +25,7 @@ async def test_queue_shows_every_model_with_status_attempts_latency_error_and_co
         await feed(app, pilot, *busy_run_events(FROZEN))
         rows = {r[0]: r for r in table_rows(app)}
         assert len(rows) == 12
-        assert rows["model_00"][1:5] == ["done", "1", "host", "1.820"]
+        assert rows["model_00"][1:5] == ["done", "1", "host", "1.82"]
         assert rows["model_02"][1] == "failed" and rows["model_02"][2] == "2"
         assert rows["model_02"][5].startswith("convert: TorchExportError")
         assert rows["model_07"][1] == "converting"
