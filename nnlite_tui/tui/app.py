@@ -21,10 +21,10 @@ from textual.worker import Worker, WorkerState
 
 from nnlite_tui.commands.options import ExitCode  # the CLI's exit codes: OK, INTERNAL, STOPPED
 from nnlite_tui.core.control import Control, runner_pid
-from nnlite_tui.core.events import Event, MultiReporter, Recovery, Reporter
+from nnlite_tui.core.events import Event, ModelLog, MultiReporter, Recovery, Reporter
 from nnlite_tui.tui.actions import OperatorActions
 from nnlite_tui.tui.attach import EventTail, RemoteControl
-from nnlite_tui.tui.messages import LogsPending, PipelineEvent, PipelineEvents
+from nnlite_tui.tui.messages import EventsPending, PipelineEvent, PipelineEvents
 from nnlite_tui.tui.reporter import TuiReporter
 from nnlite_tui.tui.screens.main import MainScreen
 from nnlite_tui.tui.state import RunView
@@ -33,6 +33,7 @@ from nnlite_tui.tui.themes import DEFAULT_THEME, load_themes
 
 STYLES = Path(__file__).parent / "styles"
 RUNNER_CHECK_SECONDS = 2.0
+UI_INTERVAL = 0.1  # at most ten screen updates a second from a stream of events
 UNMOUNT_WAIT_SECONDS = 5.0
 
 
@@ -52,8 +53,12 @@ class NnliteApp(OperatorActions, App[int]):
 
     def __init__(self, *, pipeline_factory: Callable[[], Any] | None = None, run_dir: str | None = None,
                  attach: bool = False, theme: str | None = None, clock: Callable[[], float] = time.time,
-                 reporters: Iterable[Reporter] = ()):
+                 reporters: Iterable[Reporter] = (), ui_interval: float = UI_INTERVAL):
         super().__init__()
+        self.ui_interval = ui_interval
+        self._unshown: list[Event] = []
+        self._show_pending = False
+        self._last_show = 0.0
         self.pipeline_factory = pipeline_factory
         self.attach = attach
         self.view = RunView(clock)
@@ -119,11 +124,26 @@ class NnliteApp(OperatorActions, App[int]):
             self.post_message(PipelineEvents(first, from_snapshot=True))
         self.tail.follow()
 
-    def fold(self, events: Iterable[Event]) -> None:
+    def fold(self, events: Iterable[Event], throttle: bool = False) -> None:
+        """Fold events into the view at once; show them now, or (a stream, throttle=True) with the
+        others that arrive within ui_interval: one screen update for all of them."""
         events = list(events)
         self.view.apply_all(events)
-        if self.ready:
-            self.get_screen_main().show(events)
+        if not self.ready:
+            return
+        self._unshown.extend(e for e in events if not isinstance(e, ModelLog))  # logs: view.fresh_lines
+        wait = self._last_show + self.ui_interval - time.monotonic()
+        if not throttle or wait <= 0:
+            self._show()
+        elif not self._show_pending:
+            self._show_pending = True
+            self.set_timer(wait, self._show)
+
+    def _show(self) -> None:
+        events, self._unshown = self._unshown, []
+        self._show_pending = False
+        self._last_show = time.monotonic()
+        self.get_screen_main().show(events)
 
     def get_screen_main(self) -> MainScreen:
         return next(s for s in self.screen_stack if isinstance(s, MainScreen))
@@ -134,13 +154,13 @@ class NnliteApp(OperatorActions, App[int]):
 
     @on(PipelineEvents)
     def _events(self, message: PipelineEvents) -> None:
-        self.fold(message.events)
+        self.fold(message.events, throttle=True)
         if message.from_snapshot:  # models finished before now were not seen finishing: rate from now
             self.view.rate_since = self.view.clock()
 
-    @on(LogsPending)
-    def _logs(self, message: LogsPending) -> None:
-        self.fold(message.reporter.drain())
+    @on(EventsPending)
+    def _pending(self, message: EventsPending) -> None:
+        self.fold(message.reporter.drain(), throttle=True)
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
@@ -166,17 +186,18 @@ class NnliteApp(OperatorActions, App[int]):
 
 def make_app(*, pipeline_factory: Callable[[], Any] | None = None, run_dir: str | None = None,
              attach: bool = False, theme: str | None = None, clock: Callable[[], float] = time.time,
-             reporters: Iterable[Reporter] = ()) -> NnliteApp:
+             reporters: Iterable[Reporter] = (), ui_interval: float = UI_INTERVAL) -> NnliteApp:
     """The console over a local pipeline (pipeline_factory) or attached to another process's run_dir.
 
     pipeline_factory is called in the pipeline worker thread (building may import torch) and must
     return an object with run(reporter, control) and shutdown(). `reporters` also receive every
-    event of a local run (e.g. core.jsonl.JsonlReporter for RUN_DIR/events.jsonl).
+    event of a local run (e.g. core.jsonl.JsonlReporter for RUN_DIR/events.jsonl). A stream of
+    events reaches the screen at most once per ui_interval seconds (the view folds them at once).
     """
     if attach and not run_dir:
         raise ValueError("attach mode needs a run_dir")
     return NnliteApp(pipeline_factory=pipeline_factory, run_dir=run_dir, attach=attach, theme=theme, clock=clock,
-                     reporters=reporters)
+                     reporters=reporters, ui_interval=ui_interval)
 
 
 def run_tui(pipeline_factory: Callable[[], Any], theme: str | None = None, run_dir: str | None = None,

@@ -109,7 +109,7 @@ async def test_log_pane_follows_the_model_in_flight_until_the_operator_picks_ano
 async def test_log_bursts_from_a_thread_are_coalesced_and_bounded():
     import threading
 
-    from nnlite_tui.tui.messages import LogsPending
+    from nnlite_tui.tui.messages import EventsPending
 
     seen = []
     app = frozen_app()
@@ -121,7 +121,7 @@ async def test_log_bursts_from_a_thread_are_coalesced_and_bounded():
         burst.join()
         for _ in range(5):
             await pilot.pause()
-        drained = [m for m in seen if isinstance(m, LogsPending)]
+        drained = [m for m in seen if isinstance(m, EventsPending)]
         assert 1 <= len(drained) < 100
         log = app.screen.query_one(LogPane)
         assert log.lines[-1] == "line 2999" and log.line_count == 500  # bounded per model
@@ -159,3 +159,24 @@ async def test_header_shows_progress_throughput_eta_and_state():
         assert "ETA 0:14:00" in text and "elapsed 0:10:00" in text
         assert "model_05, model_07" in text
         assert header.has_class("-running")
+
+
+async def test_log_pane_scrolls_back_and_keeps_its_place_while_lines_arrive():
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await feed(app, pilot, RunStarted("runs/t1", ("m1",), ("host",)), ModelStatus("m1", "converting"),
+                   *[ModelLog("m1", "convert", f"line {i}") for i in range(100)])
+        log = app.screen.query_one(LogPane)
+        height = log.scrollable_content_region.height
+        assert log.render_line(height - 1).text.strip() == "line 99"  # newest at the bottom
+        log.focus()
+        await pilot.press("pageup")
+        assert log.render_line(height - 1).text.strip() == "line 89"
+        assert "10 newer lines below" in log.border_subtitle
+        await feed(app, pilot, ModelLog("m1", "convert", "line 100"), ModelLog("m1", "convert", "line 101"))
+        assert log.render_line(height - 1).text.strip() == "line 89"  # the operator's place is kept
+        await pilot.press("home")
+        assert log.render_line(0).text.strip() == "line 0"  # no blank rows above the oldest line
+        await pilot.press("end")
+        assert log.render_line(height - 1).text.strip() == "line 101"
+        assert "newer lines below" not in log.border_subtitle

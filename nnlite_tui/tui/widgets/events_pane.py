@@ -68,6 +68,7 @@ class EventsPane(Vertical):
         self.view = view
         self.body = Static(id="events-body")
         self._lines: dict[tuple[int, int], tuple[Event, Content]] = {}
+        self._plain: str | None = None
 
     def compose(self):
         yield self.body
@@ -112,6 +113,10 @@ class EventsPane(Vertical):
         width = self.body.size.width or 60
         lines = [self.line(event, now, width) for event in itertools.islice(self.view.notable, SHOWN)]
         errors = sum(1 for e in self.view.notable if severity(e) == "error")
-        self.border_title = f"Events {len(self.view.notable)}" + (f"  errors {errors}" if errors else "")
+        title = f"Events {len(self.view.notable)}" + (f"  errors {errors}" if errors else "")
+        if title != self.border_title:
+            self.border_title = title
         content = Content("\n").join(lines) if lines else Content.styled("no events yet", "dim")
-        self.body.update(content, layout=False)
+        if content.plain != self._plain:
+            self._plain = content.plain
+            self.body.update(content, layout=False)

@@ -87,9 +87,10 @@ class ModelQueue(Vertical):
         parts = [f"{s} {counts[s]}" for s in STATUSES if counts[s]]
         shown = self.table.row_count
         filters = " ".join(x for x in (self.status_filter or "", self.name_filter and f"'{self.name_filter}'") if x)
-        self.border_title = (f"Models {shown}/{len(self.view.models)}  sort: {self.sort}"
-                             + (f"  filter: {filters}" if filters else ""))
-        self.border_subtitle = "  ".join(parts)
+        title = f"Models {shown}/{len(self.view.models)}  sort: {self.sort}" + (f"  filter: {filters}" if filters else "")
+        subtitle = "  ".join(parts)
+        if (title, subtitle) != (self.border_title, self.border_subtitle):  # a border repaint costs the pane
+            self.border_title, self.border_subtitle = title, subtitle
 
     def _fit_columns(self, rows: list[ModelRow] | None = None) -> None:
         """Model and device columns as wide as their longest entry (serials are never cut)."""

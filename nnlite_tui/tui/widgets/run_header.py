@@ -31,6 +31,7 @@ class RunHeader(Static):
         self.view = view
         self.mode = mode  # "local" | "attached"
         self._word = ""
+        self._text: tuple[str, str] | None = None
 
     def on_mount(self) -> None:
         self.update_from_view()
@@ -74,5 +75,8 @@ class RunHeader(Static):
             "   elapsed ", duration(view.elapsed()),
         )
         line2 = line(("in flight: ", "dim"), in_flight, "   ", (source, "dim"))
-        # Two lines, always: no layout pass (a layout pass re-renders the whole screen).
-        self.update(Content("\n").join([line1, line2]), layout=False)
+        text = (line1.plain, line2.plain)
+        if text != self._text:  # the styles follow from the text: same text, nothing to repaint
+            self._text = text
+            # Two lines, always: no layout pass (a layout pass re-renders the whole screen).
+            self.update(Content("\n").join([line1, line2]), layout=False)
