@@ -180,3 +180,19 @@ async def test_log_pane_scrolls_back_and_keeps_its_place_while_lines_arrive():
         await pilot.press("end")
         assert log.render_line(height - 1).text.strip() == "line 101"
         assert "newer lines below" not in log.border_subtitle
+
+
+async def test_a_stream_of_events_reaches_the_screen_at_most_once_per_interval():
+    app = frozen_app(ui_interval=0.4)
+    async with app.run_test(size=SIZE) as pilot:
+        await feed(app, pilot, RunStarted("runs/t1", ("m1", "m2"), ("host",)))
+        queue = app.screen.query_one(ModelQueue)
+        await pilot.pause(0.5)
+        await feed(app, pilot, ModelStatus("m1", "done", attempt=1))  # the first after a quiet spell: at once
+        assert "done 1" in queue.border_subtitle
+        await feed(app, pilot, ModelStatus("m2", "done", attempt=1))  # within the interval: folded, not shown
+        assert app.view.models["m2"].status == "done" and "done 1" in queue.border_subtitle
+        await pilot.pause(0.5)
+        assert "done 2" in queue.border_subtitle
+        app.action_toggle_pause()  # the operator's own commands are shown at once
+        assert "PAUSED" in str(app.screen.query_one(RunHeader).render())
