@@ -21,6 +21,7 @@ POLL_SECONDS = 0.2
 MAX_BATCH = 2000  # events per message, so replaying a long log keeps the UI responsive
 FULL_REPLAY_BYTES = 8 << 20  # a longer log is not replayed: the store says where each model is
 TAIL_BYTES = 1 << 20  # the end of a long log: recent recoveries, device states, logs
+STATUS_MARK = b'"type": "ModelStatus"'  # core.jsonl writes "type" first
 
 
 class EventTail:
@@ -44,7 +45,9 @@ class EventTail:
         if 0 < size <= FULL_REPLAY_BYTES or not Path(self.path.parent, STATE_FILE).exists():
             return [], False
         self.offset = size
-        tail = self._parse(self._read_range(max(0, size - TAIL_BYTES), size, size > TAIL_BYTES)) if size else []
+        # The store is newer than any status in the tail (snapshot_events drops them): not parsed.
+        data = self._read_range(max(0, size - TAIL_BYTES), size, size > TAIL_BYTES) if size else b""
+        tail = self._parse(data, skip=STATUS_MARK)
         return snapshot_events(self.path.parent, tail), True
 
     def _read_range(self, start: int, end: int, whole_lines_only: bool) -> bytes:
@@ -55,10 +58,10 @@ class EventTail:
             data = data[data.find(b"\n") + 1:]
         return data[:data.rfind(b"\n") + 1]
 
-    def _parse(self, data: bytes) -> list[Event]:
+    def _parse(self, data: bytes, skip: bytes | None = None) -> list[Event]:
         events = []
         for raw in data.splitlines():
-            if not raw.strip():
+            if not raw.strip() or (skip is not None and skip in raw[:40]):
                 continue
             try:
                 events.append(event_from_dict(json.loads(raw)))
