@@ -26,6 +26,7 @@ from nnlite_tui.tui.actions import OperatorActions
 from nnlite_tui.tui.attach import EventTail, RemoteControl
 from nnlite_tui.tui.messages import EventsPending, PipelineEvent, PipelineEvents
 from nnlite_tui.tui.reporter import TuiReporter
+from nnlite_tui.tui.results import ParamCache
 from nnlite_tui.tui.screens.main import MainScreen
 from nnlite_tui.tui.state import RunView
 from nnlite_tui.tui.widgets.run_header import RunHeader
@@ -46,6 +47,7 @@ class NnliteApp(OperatorActions, App[int]):
         Binding("x", "skip_selected", "Skip selected"),
         Binding("r", "retry_selected", "Retry selected"),
         Binding("t", "stop_after_current", "Stop after current"),
+        Binding("g", "results", "Results"),
         Binding("question_mark", "help", "Help"),
         Binding("T", "next_theme", "Theme", show=False),
         Binding("q", "quit", "Quit"),
@@ -62,6 +64,7 @@ class NnliteApp(OperatorActions, App[int]):
         self.pipeline_factory = pipeline_factory
         self.attach = attach
         self.view = RunView(clock)
+        self.param_cache = ParamCache()  # parameter counts from the reports, for the results screen
         self.view.run_dir = run_dir
         self.control: Control | RemoteControl = RemoteControl(run_dir) if attach else Control()
         self.pipeline: Any = None

@@ -86,3 +86,24 @@ def test_events_pane_during_a_cool_down(snap_compare):
 
 def test_help_screen(snap_compare):
     assert snap_compare(frozen_app(), terminal_size=SIZE, run_before=busy, press=["question_mark"])
+
+
+def test_results_screen(snap_compare, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    reports = tmp_path / "runs" / "t1" / "reports"
+    reports.mkdir(parents=True)
+    for name, params in (("model_00", 61_706), ("model_01", 1_200_000), ("model_03", 4_000)):
+        (reports / f"{name}__host__xnnpack.json").write_text(json.dumps({"model_name": name,
+                                                                         "model": {"params": params}}))
+
+    async def results(pilot):
+        await busy(pilot)
+        await pilot.press("g")
+        for _ in range(100):  # the reports are read by a worker
+            if len(pilot.app.param_cache.params) == 3:
+                break
+            await pilot.pause(0.05)
+        pilot.app.screen.refresh_results()
+        await pilot.pause()
+
+    assert snap_compare(frozen_app(), terminal_size=SIZE, run_before=results)
