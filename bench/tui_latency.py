@@ -287,7 +287,7 @@ def python_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(REPO)}
 
 
-def press(term: Terminal, key: bytes, expect: str, timeout: float = 10) -> float:
+def press(term: Terminal, key: bytes, expect: str, timeout: float = 20) -> float:
     since = term.mark()
     t0 = time.perf_counter()
     term.write(key)

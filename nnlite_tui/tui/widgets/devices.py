@@ -82,7 +82,9 @@ class DevicesPane(VerticalScroll):
                 card = self.cards[serial] = DeviceCard(state, classes="device-card")
                 self.mount(card)
             card.show(state, now)
-        self.border_title = f"Devices {len(self.cards)}"
+        title = f"Devices {len(self.cards)}"
+        if title != self.border_title:  # setting it repaints the whole pane
+            self.border_title = title
 
     def tick(self) -> None:
         """Boot timers advance every second even when the monitor is quiet."""
