@@ -171,7 +171,11 @@ class NnliteApp(OperatorActions, App[int]):
 
     @on(PipelineEvents)
     def _events(self, message: PipelineEvents) -> None:
-        self.fold(message.events, throttle=True)
+        self.view.replaying = message.from_snapshot
+        try:
+            self.fold(message.events, throttle=True)
+        finally:
+            self.view.replaying = False
         if message.from_snapshot:  # models finished before now were not seen finishing: rate from now
             self.view.rate_since = self.view.clock()
 

@@ -73,6 +73,8 @@ class RunView:
         self._completions: deque[float] = deque(maxlen=RATE_WINDOW)
         self._last_control: tuple[str, str | None, float] | None = None
         self.status_counts: Counter[str] = Counter()
+        # Folding a stored snapshot: its failures are history (the queue shows them), not events.
+        self.replaying = False
         self.log_filter = LogFilter()
         self.fresh_lines: defaultdict[str, list[str]] = defaultdict(list)  # shown lines not yet on screen
         self._countdowns: dict[tuple[str, str], Recovery] = {}  # the latest tick of each countdown
@@ -194,7 +196,7 @@ class RunView:
         if event.status in TERMINAL and not was_terminal and row.active:
             self._completions.append(event.ts)
         row.active = event.status in ACTIVE
-        if event.status == "failed":
+        if event.status == "failed" and not self.replaying:
             self.notable.appendleft(event)
 
     def _on_control(self, event: RunControl) -> None:

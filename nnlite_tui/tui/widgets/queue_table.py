@@ -62,6 +62,7 @@ class QueueTable(ScrollView, can_focus=True):
     COMPONENT_CLASSES = {"queue--header", "queue--cursor", "queue--even-row"}
     DEFAULT_CSS = """
     QueueTable {
+        overflow-x: hidden;  /* the error column takes what the others leave */
         background: $surface;
         color: $foreground;
         & > .queue--header { text-style: bold; background: $panel; color: $foreground; }
