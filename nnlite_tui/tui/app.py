@@ -20,7 +20,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from nnlite_tui.commands.options import ExitCode  # the CLI's exit codes: OK, INTERNAL, STOPPED
+from nnlite_tui.exit_codes import ExitCode
 from nnlite_tui.core.control import Control, runner_pid
 from nnlite_tui.core.events import Event, ModelLog, MultiReporter, Recovery, Reporter, RunStarted
 from nnlite_tui.tui.actions import OperatorActions
