@@ -196,6 +196,7 @@ class NnliteApp(OperatorActions, App[int]):
             self.notify("The run has ended.", timeout=10)
 
     def on_unmount(self) -> None:
+        gc.unfreeze()  # what settle_heap() hid from the collector can be collected again once we are gone
         if self.tail is not None:
             self.tail.stop.set()
         if not self.attach and not self.pipeline_done.is_set():
