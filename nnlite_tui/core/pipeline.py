@@ -231,7 +231,7 @@ class Pipeline:
             self._device_result(name, key, {
                 "status": "done" if bench.valid else "failed", "attempts": attempt.number, "report": str(path),
                 "median_ms": bench.median_ms, "error": bench.error.to_dict() if bench.error else None,
-                "device": serial})
+                "device": serial, "flags": bench.flags})
         elif isinstance(outcome, Cancelled) or self.control.stop_now.is_set():
             if self.control.stop_now.is_set():
                 self._cancelled(name)
@@ -261,7 +261,7 @@ class Pipeline:
         overall = combine_device_results(self._targets(), per_device, key)
         if overall is not None:
             self._finish(name, overall.status, median_ms=overall.median_ms, error=overall.error,
-                         device=result.get("device"))
+                         device=result.get("device"), flags=overall.flags)
 
     def _write_report(self, spec: ModelSpec, serial: str, *, conversion: ConversionResult | None,
                       bench: BenchResult | None, error: StageError | None, device_info=None) -> Path:
@@ -289,7 +289,8 @@ class Pipeline:
         rec = self.store.transition(name, status, **fields)
         stored = StageError.from_dict(rec.get("error"))
         self.emit(ModelStatus(model=name, status=status, attempt=rec.get("attempts", 0), device=fields.get("device"),
-                              median_ms=rec.get("median_ms"), error=stored.text() if stored else None))
+                              median_ms=rec.get("median_ms"), error=stored.text() if stored else None,
+                              flags=tuple(rec.get("flags") or ())))
 
     def _finish(self, name: str, status: str, **fields: Any) -> None:
         self._set_status(name, status, **fields)

@@ -33,7 +33,7 @@ LEMUR_KEYS = (
     "available_ram_kb", "cached_kb", "in_dim_0", "in_dim_1", "in_dim_2", "in_dim_3", "device_analytics",
 )
 SUMMARY_COLUMNS = ("model", "status", "device", "backend", "params", "tflite_bytes", "median_ms", "p90_ms",
-                   "mean_ms", "iterations", "error_stage", "error")
+                   "mean_ms", "iterations", "throttled", "error_stage", "error")
 
 
 def safe_name(text: str) -> str:
@@ -165,6 +165,7 @@ def summary_row(report: dict[str, Any], status: str | None = None) -> dict[str, 
         "p90_ms": ms(stats.get("p90_ns")),
         "mean_ms": ms(stats.get("mean_ns")),
         "iterations": stats.get("count"),
+        "throttled": (report.get("conditions") or {}).get("throttled"),
         "error_stage": error.get("stage"),
         "error": error.get("message"),
     }

@@ -46,6 +46,7 @@ class ModelRow:
     device: str | None = None
     median_ms: float | None = None
     error: str | None = None
+    flags: tuple[str, ...] = ()
     stage: str | None = None
     stages: dict[str, tuple[bool, float, str]] = field(default_factory=dict)
     updated: float = 0.0
@@ -188,6 +189,7 @@ class RunView:
         if event.median_ms is not None:
             row.median_ms = event.median_ms
         row.error = event.error if event.status == "failed" else None
+        row.flags = event.flags
         if event.status in IN_FLIGHT:
             self.last_in_flight = event.model
             self.flying[event.model] = event.ts

@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Sparkline, Static
 
 from nnlite_tui.tui.formatting import byte_size, fields, line, milliseconds, seconds, tiny, yes_no
+from nnlite_tui.tui.widgets.op_bars import OpBars
 from nnlite_tui.tui.state import ModelRow, RunView
 
 STAT_NAMES = ("mean_ns", "median_ns", "p90_ns", "p99_ns", "std_ns", "min_ns", "max_ns")
@@ -121,6 +122,12 @@ def report_lines(path: Path, report: dict[str, Any]) -> Content:
     if isinstance(stats, dict):
         lines.append(line(("latency     ", "bold"), fields(
             [(k[:-3], milliseconds(stats[k] / 1e6)) for k in STAT_NAMES if isinstance(stats.get(k), (int, float))])))
+    conditions = report.get("conditions")
+    if isinstance(conditions, dict):
+        throttled = conditions.get("throttled")
+        lines.append(line(("conditions  ", "bold"), fields(
+            [("throttled", ("yes", "$error") if throttled else yes_no(throttled)),
+             ("source", str(conditions.get("source") or "-"))])))
     return Content("\n").join(lines)
 
 
@@ -146,6 +153,9 @@ class ModelDetailScreen(Screen):
                     yield Static(f"latency of {len(samples_ms)} timed runs, in order", classes="detail-label")
                     yield Sparkline(samples_ms, classes="latency-sparkline")
                     yield Static(Content("\n").join(list(histogram(samples_ms))), classes="detail-block histogram")
+                if (report.get("benchmark") or {}).get("ops"):
+                    yield Static("where the time goes: top ops of the profiled pass", classes="detail-label")
+                    yield OpBars.from_report(report, classes="detail-block")
         yield Footer()
 
     def on_mount(self) -> None:

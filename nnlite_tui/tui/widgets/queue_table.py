@@ -35,7 +35,7 @@ class Column:
 
 def model_cells(row: ModelRow) -> tuple[str, str, str, str, str, str]:
     """The plain text of a row's cells: model, status, try, device, median, error."""
-    error = (row.error or "").splitlines()[0] if row.error else ""
+    error = (row.error or "").splitlines()[0] if row.error else " ".join(f"[{flag}]" for flag in row.flags)
     return (row.name, row.status, str(row.attempt or ""), row.device or "",
             "" if row.median_ms is None else sig3(row.median_ms), error)
 
