@@ -44,6 +44,9 @@ MAX_REEXECS = 3
 @click.option("--force-config", is_flag=True, help="Resume even though result-changing settings differ.")
 @click.option("--isolation", type=click.Choice(["pause", "affinity", "none"]), default="pause", show_default=True,
               help="Host benchmarks: pause conversions while timing, pin them to other cores, or neither.")
+@click.option("--cluster", metavar="ADDRESS",
+              help="Run over a Ray cluster: local (a private Ray on this machine), auto ($RAY_ADDRESS) or a "
+                   "Ray address; needs the ray extra.")
 @click.option("--headless", is_flag=True, help="No console, even on a terminal.")
 @click.option("--theme", help="Console colour theme.")
 def run(**kw) -> None:
@@ -53,6 +56,7 @@ def run(**kw) -> None:
     control console opens; with --headless (or without a terminal) progress is printed as lines.
     """
     from nnlite_tui.core.bench import BenchSettings
+    from nnlite_tui.core.cluster.session import ClusterError  # imports no ray
     from nnlite_tui.core.config import ConfigMismatch, RunConfig
     from nnlite_tui.core.devices.registry import DeviceSpecError
     from nnlite_tui.core.run_setup import build_pipeline
@@ -77,9 +81,12 @@ def run(**kw) -> None:
                     force_config=kw["force_config"], isolation=kw["isolation"], allow_reexec=headless,
                     apk=kw["apk"])
     try:
-        pipeline = build_pipeline(cfg, specs)
+        pipeline = build_pipeline(cfg, specs, cluster=kw["cluster"])
     except (ConfigMismatch, DeviceSpecError) as exc:
         raise click.UsageError(str(exc)) from None
+    except ClusterError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(ExitCode.NOTHING)
     except StoreError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(ExitCode.STATE)
@@ -95,6 +102,8 @@ def run(**kw) -> None:
         finally:
             jsonl.close()
             pipeline.store.close()
+    if getattr(pipeline, "cluster", None) is not None:
+        pipeline.cluster.shutdown()
     _write_summary(pipeline)
     if code == ExitCode.STOPPED:
         click.echo(f"Stopped. Resume with the same command (the run is in {cfg.out}).", err=True)

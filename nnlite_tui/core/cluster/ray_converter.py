@@ -1,0 +1,167 @@
+"""RayConverter: the Converter's interface, with the conversions done by actors across the cluster.
+
+The driver consults the conversion cache before any work leaves it, and stores what comes back,
+so a resumed or repeated run converts nothing twice wherever it ran. A conversion whose actor or
+node died is a transient failure of that model (stage "crash"): the Runner retries it, and a new
+actor is placed wherever Ray finds a CPU.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from pathlib import Path
+from typing import Any
+
+import ray
+
+from nnlite_tui.core.cluster import transfer
+from nnlite_tui.core.cluster.convert_actor import ConvertActor
+from nnlite_tui.core.cluster.session import node_name
+from nnlite_tui.core.convert import (DETERMINISTIC_STAGES, ConversionCache, ConvertOptions, _failure, _place,
+                                     cache_key, converter_versions, default_cache_dir)
+from nnlite_tui.core.spec import ModelSpec
+
+POLL_S = 0.2
+CALL_TIMEOUT_S = 10.0
+
+
+class _Slot:
+    """One conversion actor; replaced when it dies."""
+
+    def __init__(self, options: ConvertOptions):
+        self.options = options
+        self.actor = ConvertActor.remote(options)
+        self.node_id: str | None = None
+
+    def renew(self) -> None:
+        try:
+            ray.kill(self.actor)
+        except ray.exceptions.RayError:
+            pass  # already dead with its node: nothing to kill
+        self.actor = ConvertActor.remote(self.options)
+        self.node_id = None
+
+
+class RayConverter:
+    def __init__(self, options: ConvertOptions, n_workers: int, log_dir: Path | None = None):
+        self.options = options
+        self.n_workers = n_workers
+        self.log_dir = log_dir
+        self.versions = converter_versions()
+        self.cache = ConversionCache(options.cache_dir or default_cache_dir())
+        self._slots = [_Slot(options) for _ in range(n_workers)]
+        self._idle: queue.Queue[_Slot] = queue.Queue()
+        for slot in self._slots:
+            self._idle.put(slot)
+        self._closed = False
+        self.driver_node = ray.get_runtime_context().get_node_id()
+
+    def key(self, spec: ModelSpec) -> str:
+        return cache_key(spec, self.options, self.versions)
+
+    def prestart(self) -> None:
+        for slot in self._slots:
+            slot.actor.prestart.remote()
+
+    def convert(self, spec: ModelSpec, dest: Path, log_path: Path | None = None,
+                cancel: threading.Event | None = None) -> dict[str, Any]:
+        key = self.key(spec)
+        meta_path, cached_tflite = self.cache.paths(key)
+        if self.options.use_cache:
+            hit = self.cache.get(key)
+            if hit is not None:
+                if hit.get("ok"):
+                    _place(cached_tflite, dest)
+                    hit["tflite_path"] = str(dest)
+                _log(log_path, f"[nnlite] cached conversion {key[:16]} ({hit.get('stage')})\n")
+                return {**hit, "cached": True, "key": key, "model": spec.name}
+        slot = self._idle.get()
+        try:
+            result = self._remote(slot, spec, cached_tflite, log_path, cancel)
+        finally:
+            self._idle.put(slot)
+        if self.options.use_cache and (result.get("ok") or result.get("stage") in DETERMINISTIC_STAGES):
+            self.cache.put(key, {k: v for k, v in result.items() if k != "tflite_path"})
+        if result.get("ok"):
+            _place(cached_tflite, dest)
+            result["tflite_path"] = str(dest)
+        return {**result, "cached": False, "key": key, "model": spec.name}
+
+    def _remote(self, slot: _Slot, spec: ModelSpec, out: Path, log_path: Path | None,
+                cancel: threading.Event | None) -> dict[str, Any]:
+        ref = slot.actor.convert.remote(spec.to_dict())
+        cancelled = False
+        try:
+            while not ray.wait([ref], timeout=POLL_S)[0]:
+                if cancel is not None and cancel.is_set() and not cancelled:
+                    slot.actor.cancel.remote()
+                    cancelled = True
+                if self._closed:
+                    return _failure("cancelled", "Cancelled", "conversion cancelled: the run is closing")
+            result, chunks, log_text = ray.get(ref)
+            _log(log_path, log_text)
+            if result.get("ok"):
+                out.parent.mkdir(parents=True, exist_ok=True)
+                transfer.write_file(chunks, out)
+            return result
+        except ray.exceptions.RayError as exc:
+            # The actor, its node or the objects it owned are gone: a fault of the machine.
+            _log(log_path, f"[nnlite] conversion actor lost: {type(exc).__name__}: {str(exc)[:500]}\n")
+            if not self._closed:
+                slot.renew()
+            return _failure("crash", "NodeLost", f"conversion actor or its node was lost ({type(exc).__name__})")
+
+    # ----- the Converter's housekeeping -----
+    def _local_actors(self) -> list:
+        """Actors on the driver's node: the ones whose CPU a host benchmark shares."""
+        for slot in self._slots:
+            if slot.node_id is None:
+                try:
+                    slot.node_id = ray.get(slot.actor.where.remote(), timeout=CALL_TIMEOUT_S)["node_id"]
+                except (ray.exceptions.RayError, TimeoutError):
+                    continue  # not up yet or gone: it is not converting next to the benchmark either
+        return [s.actor for s in self._slots if s.node_id == self.driver_node]
+
+    def pause_workers(self) -> None:
+        _wait_all([a.pause.remote() for a in self._local_actors()])
+
+    def resume_workers(self) -> None:
+        _wait_all([a.resume.remote() for a in self._local_actors()])
+
+    def worker_pids(self) -> list[int]:
+        return []  # remote processes: pausing goes through the actors, pinning does not apply
+
+    def busy_workers(self) -> int:
+        return self.n_workers - self._idle.qsize()
+
+    def kill_all(self) -> None:
+        for slot in self._slots:
+            slot.actor.kill_all.remote()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        _wait_all([s.actor.close.remote() for s in self._slots])
+        for slot in self._slots:
+            try:
+                ray.kill(slot.actor)
+            except ray.exceptions.RayError:
+                pass  # gone with its node
+
+    def describe(self) -> str:
+        return f"{self.n_workers} conversion actor(s) on the Ray cluster (driver on {node_name()})"
+
+
+def _wait_all(refs: list) -> None:
+    try:
+        ray.wait(refs, num_returns=len(refs), timeout=CALL_TIMEOUT_S)
+    except ray.exceptions.RayError:
+        pass  # an actor that died meanwhile has no worker left to pause or close
+
+
+def _log(log_path: Path | None, text: str) -> None:
+    if log_path and text:
+        with open(log_path, "a") as f:
+            f.write(text)
