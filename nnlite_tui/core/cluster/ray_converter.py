@@ -24,6 +24,7 @@ from nnlite_tui.core.spec import ModelSpec
 
 POLL_S = 0.2
 CALL_TIMEOUT_S = 10.0
+PLACE_TIMEOUT_S = 60.0  # an actor Ray cannot place (no CPU left after a node died) is retired
 
 
 class _Slot:
@@ -31,16 +32,35 @@ class _Slot:
 
     def __init__(self, options: ConvertOptions):
         self.options = options
-        self.actor = ConvertActor.remote(options)
+        self._start()
+
+    def _start(self) -> None:
+        self.actor = ConvertActor.remote(self.options)
+        self.placed = self.actor.where.remote()
         self.node_id: str | None = None
 
-    def renew(self) -> None:
+    def wait_placed(self, timeout_s: float, give_up: threading.Event) -> bool:
+        """Whether the actor is up on some node (False: Ray found no place for it in time)."""
+        waited = 0.0
+        while not ray.wait([self.placed], timeout=POLL_S)[0]:
+            waited += POLL_S
+            if waited > timeout_s or give_up.is_set():
+                return False
+        try:
+            self.node_id = ray.get(self.placed)["node_id"]
+        except ray.exceptions.RayError:
+            return False
+        return True
+
+    def kill(self) -> None:
         try:
             ray.kill(self.actor)
         except ray.exceptions.RayError:
             pass  # already dead with its node: nothing to kill
-        self.actor = ConvertActor.remote(self.options)
-        self.node_id = None
+
+    def renew(self) -> None:
+        self.kill()
+        self._start()
 
 
 class RayConverter:
@@ -54,7 +74,9 @@ class RayConverter:
         self._idle: queue.Queue[_Slot] = queue.Queue()
         for slot in self._slots:
             self._idle.put(slot)
+        self._live = len(self._slots)
         self._closed = False
+        self._abandon = threading.Event()  # stop-now or close: every wait ends at once
         self.driver_node = ray.get_runtime_context().get_node_id()
 
     def key(self, spec: ModelSpec) -> str:
@@ -76,7 +98,10 @@ class RayConverter:
                     hit["tflite_path"] = str(dest)
                 _log(log_path, f"[nnlite] cached conversion {key[:16]} ({hit.get('stage')})\n")
                 return {**hit, "cached": True, "key": key, "model": spec.name}
-        slot = self._idle.get()
+        slot = self._placed_slot()
+        if slot is None:
+            return {**_failure("crash", "NoConversionActor", "no conversion actor could be placed on the cluster"),
+                    "cached": False, "key": key, "model": spec.name}
         try:
             result = self._remote(slot, spec, cached_tflite, log_path, cancel)
         finally:
@@ -88,6 +113,19 @@ class RayConverter:
             result["tflite_path"] = str(dest)
         return {**result, "cached": False, "key": key, "model": spec.name}
 
+    def _placed_slot(self) -> _Slot | None:
+        """An idle slot whose actor is placed; slots Ray cannot place are retired, not waited on."""
+        while self._live > 0 and not self._abandon.is_set():
+            try:
+                slot = self._idle.get(timeout=POLL_S)
+            except queue.Empty:
+                continue
+            if slot.node_id is not None or slot.wait_placed(PLACE_TIMEOUT_S, self._abandon):
+                return slot
+            slot.kill()
+            self._live -= 1
+        return None
+
     def _remote(self, slot: _Slot, spec: ModelSpec, out: Path, log_path: Path | None,
                 cancel: threading.Event | None) -> dict[str, Any]:
         ref = slot.actor.convert.remote(spec.to_dict())
@@ -97,8 +135,8 @@ class RayConverter:
                 if cancel is not None and cancel.is_set() and not cancelled:
                     slot.actor.cancel.remote()
                     cancelled = True
-                if self._closed:
-                    return _failure("cancelled", "Cancelled", "conversion cancelled: the run is closing")
+                if self._abandon.is_set():
+                    return _failure("cancelled", "Cancelled", "conversion abandoned: the run is stopping")
             result, chunks, log_text = ray.get(ref)
             _log(log_path, log_text)
             if result.get("ok"):
@@ -108,7 +146,7 @@ class RayConverter:
         except ray.exceptions.RayError as exc:
             # The actor, its node or the objects it owned are gone: a fault of the machine.
             _log(log_path, f"[nnlite] conversion actor lost: {type(exc).__name__}: {str(exc)[:500]}\n")
-            if not self._closed:
+            if not self._abandon.is_set():
                 slot.renew()
             return _failure("crash", "NodeLost", f"conversion actor or its node was lost ({type(exc).__name__})")
 
@@ -117,10 +155,7 @@ class RayConverter:
         """Actors on the driver's node: the ones whose CPU a host benchmark shares."""
         for slot in self._slots:
             if slot.node_id is None:
-                try:
-                    slot.node_id = ray.get(slot.actor.where.remote(), timeout=CALL_TIMEOUT_S)["node_id"]
-                except (ray.exceptions.RayError, TimeoutError):
-                    continue  # not up yet or gone: it is not converting next to the benchmark either
+                slot.wait_placed(0, self._abandon)  # not up yet: not converting next to the benchmark either
         return [s.actor for s in self._slots if s.node_id == self.driver_node]
 
     def pause_workers(self) -> None:
@@ -136,6 +171,7 @@ class RayConverter:
         return self.n_workers - self._idle.qsize()
 
     def kill_all(self) -> None:
+        self._abandon.set()
         for slot in self._slots:
             slot.actor.kill_all.remote()
 
@@ -143,6 +179,7 @@ class RayConverter:
         if self._closed:
             return
         self._closed = True
+        self._abandon.set()
         _wait_all([s.actor.close.remote() for s in self._slots])
         for slot in self._slots:
             try:
