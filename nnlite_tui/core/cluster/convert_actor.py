@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,9 @@ class ConvertActor:
         dest = self.scratch / "out.tflite"
         log = self.scratch / "job.log"
         log.write_text("")
+        started = time.monotonic()
         result = self.converter.convert(model, dest, log, cancel=self._cancel)
+        result["actor_seconds"] = round(time.monotonic() - started, 4)  # the cluster's cost is the rest
         chunks: list = []
         if result.get("ok"):
             chunks = transfer.put_file(dest)

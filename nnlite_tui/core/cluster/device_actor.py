@@ -13,6 +13,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -88,13 +89,15 @@ class DeviceActor:
         with self._lock:
             return self.device.snapshot()
 
-    def benchmark(self, chunks: list, settings: BenchSettings, run_id: str) -> dict[str, Any]:
+    def benchmark(self, chunks: list, settings: BenchSettings, run_id: str) -> tuple[dict[str, Any], float]:
+        """The result block, and the seconds the device itself took (the cluster's cost is the rest)."""
         with self._lock:
             self._cancel.clear()
             path = self.scratch / "model.tflite"
             transfer.write_file(chunks, path)
+            started = time.monotonic()
             try:
-                return self.device.benchmark(str(path), settings, run_id, self._cancel)
+                return self.device.benchmark(str(path), settings, run_id, self._cancel), time.monotonic() - started
             finally:
                 path.unlink(missing_ok=True)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,7 @@ class RemoteDevice:
         self._resources = resources or {}
         self._info: dict[str, Any] | None = None
         self.gone = False
+        self.last_overhead_s: float | None = None  # the last benchmark's wall time not spent on the device
         self._cancel_lock = threading.Lock()
         self.actor = self._make_actor()
 
@@ -128,12 +130,16 @@ class RemoteDevice:
                   cancel: threading.Event | None = None) -> dict[str, Any]:
         if self.gone:
             self._call(None)  # raises: the node is gone
+        started = time.monotonic()
         chunks = transfer.put_file(tflite_path)
         limit = 3 * settings.max_seconds + 5 * CALL_TIMEOUT_S  # a backstop: the device has its own timeouts
         try:
-            return self._call(self.actor.benchmark.remote(chunks, settings, run_id), timeout=limit, cancel=cancel)
+            block, device_s = self._call(self.actor.benchmark.remote(chunks, settings, run_id), timeout=limit,
+                                         cancel=cancel)
         finally:
             del chunks  # the driver owns the pieces: dropping the refs frees them
+        self.last_overhead_s = time.monotonic() - started - device_s
+        return block
 
     def recover(self, level: int, reporter: Reporter) -> bool:
         if not self._node_alive():

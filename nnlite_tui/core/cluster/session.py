@@ -46,8 +46,10 @@ class ClusterSession:
 def connect(address: str) -> ClusterSession:
     """`local`: a private Ray instance on this machine; `auto`: $RAY_ADDRESS; else a Ray address."""
     loopback = address.split(":")[0] in ("127.0.0.1", "localhost")
-    for key, value in (LOOPBACK_CLUSTER_ENV if loopback else RAY_ENV).items():
+    for key, value in RAY_ENV.items():
         os.environ.setdefault(key, value)
+    if loopback:
+        os.environ.update(LOOPBACK_CLUSTER_ENV)
     ray = import_ray()
     if ray.is_initialized():
         return ClusterSession(address, started_local=False)
