@@ -118,6 +118,9 @@ def test_run_on_both_nodes_then_lose_one(lab, tmp_path):
     assert set(reports) == {(m, d) for m in MODELS for d in devices}, log[-3000:]
     assert all(r["valid"] for r in reports.values())
     assert {r["device"]["node"] for r in reports.values()} == {"node1", "node2"}
+    status = _nnlite("status", str(out), "--events", "500", cache=tmp_path / "cache")
+    shown, _ = status.communicate(timeout=120)
+    assert status.returncode == 0 and all(d in shown for d in devices), shown[-2000:]
 
     # The same run again with a fresh cache, and the second node killed once a model is done.
     out2 = tmp_path / "run-lose-node2"
