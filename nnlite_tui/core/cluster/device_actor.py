@@ -3,9 +3,9 @@
 The service lists the node's adb devices (through the node's own adb server: its
 ANDROID_ADB_SERVER_PORT) and its host. A DeviceActor holds the real Device (AdbDevice or
 LocalDevice) and runs its calls on that node, one at a time (a lock; cancel and kill_children
-pass beside it). It is a named actor per device, so two runs on one cluster share it and
-queue; when the node was started with the custom resource `device:<node>:<serial>`, the actor
-holds it as well, so that nothing else Ray schedules can take the device.
+pass beside it). When the node was started with the custom resource `device:<node>:<serial>`,
+the actor holds it, so a second run (or anything else Ray schedules) that wants the device waits
+until this run lets it go.
 """
 
 from __future__ import annotations
