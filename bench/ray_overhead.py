@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -124,6 +125,7 @@ def nodes(specs, tmp: Path) -> None:
         session.shutdown()
     finally:
         lab.stop()
+        shutil.rmtree(lab.temp_dir, ignore_errors=True)
 
 
 def main() -> int:
