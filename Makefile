@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml constraints.txt
 	# torch and torchvision first (exact versions in constraints.txt), so that nothing later
 	# resolves torch to a CUDA build.
 	$(PIP_INSTALL) $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX)) torch torchvision
-	$(PIP_INSTALL) -e '.[dev]'
+	$(PIP_INSTALL) -e '.[dev,ray]'
 	touch $(STAMP)
 
 install: $(STAMP)

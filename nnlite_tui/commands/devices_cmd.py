@@ -31,22 +31,51 @@ def collect() -> dict:
     return {"devices": rows, "avds": avds, "notes": notes}
 
 
+def collect_cluster(address: str) -> dict:
+    """Every node's devices (serials as NODE/SERIAL) and its notes."""
+    from nnlite_tui.core.cluster.remote_device import list_nodes
+    from nnlite_tui.core.cluster.session import connect
+
+    session = connect(address)
+    try:
+        nodes = list_nodes()
+    finally:
+        session.shutdown()
+    rows = [{**d, "node": n["node"], "serial": f"{n['node']}/{d['serial']}"} for n in nodes for d in n["devices"]]
+    notes = [f"{n['node']}: {note}" for n in nodes for note in n["notes"]]
+    return {"devices": rows, "avds": None, "notes": notes, "nodes": [n["node"] for n in nodes]}
+
+
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def devices(as_json: bool) -> None:
+@click.option("--cluster", metavar="ADDRESS", help="List every node's devices of a Ray cluster (local, auto or an "
+                                                    "address), grouped by node.")
+def devices(as_json: bool, cluster: str | None) -> None:
     """List the host, adb devices (phones, emulators, with state) and the AVDs you could start.
 
     Use a serial with `nnlite run --device SERIAL`, `--device all` for every attached device, or
     `--device emulator:<AVD>` to start an AVD for the run.
     """
-    data = collect()
+    if cluster:
+        from nnlite_tui.core.cluster.session import ClusterError
+
+        try:
+            data = collect_cluster(cluster)
+        except ClusterError as exc:
+            raise click.ClickException(str(exc)) from None
+    else:
+        data = collect()
     if as_json:
         click.echo(json.dumps(data, indent=1))
         return
     rows = [{k: ("" if r.get(k) is None else str(r[k])) for k in COLUMNS} for r in data["devices"]]
     widths = {k: max(len(k), *(len(r[k]) for r in rows)) for k in COLUMNS}
     click.echo("  ".join(k.upper().ljust(widths[k]) for k in COLUMNS).rstrip())
-    for r in rows:
+    node = None
+    for r, raw in zip(rows, data["devices"]):
+        if raw.get("node") is not None and raw["node"] != node:
+            node = raw["node"]
+            click.echo(f"-- node {node}")
         click.echo("  ".join(r[k].ljust(widths[k]) for k in COLUMNS).rstrip())
     if data["avds"] is not None:
         click.echo(f"\nAVDs: {', '.join(data['avds']) or 'none'} (start one with --device emulator:<AVD> "

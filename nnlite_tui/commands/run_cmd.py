@@ -63,6 +63,9 @@ def profile_mode(choice: str | None, backend: str) -> str | None:
 @click.option("--min-free-gb", type=click.FloatRange(min=0), default=None,
               help="Conversions wait while the run's or the cache's disk has less free space than this "
                    "(default: 2 GB or 5% of the filesystem, whichever is more).")
+@click.option("--cluster", metavar="ADDRESS",
+              help="Run over a Ray cluster: local (a private Ray on this machine), auto ($RAY_ADDRESS) or a "
+                   "Ray address; needs the ray extra.")
 @click.option("--headless", is_flag=True, help="No console, even on a terminal.")
 @click.option("--theme", help="Console colour theme.")
 def run(**kw) -> None:
@@ -72,6 +75,7 @@ def run(**kw) -> None:
     control console opens; with --headless (or without a terminal) progress is printed as lines.
     """
     from nnlite_tui.core.bench import BenchSettings
+    from nnlite_tui.core.cluster.session import ClusterError  # imports no ray
     from nnlite_tui.core.config import ConfigMismatch, RunConfig
     from nnlite_tui.core.devices.registry import DeviceSpecError
     from nnlite_tui.core.run_setup import build_pipeline
@@ -102,9 +106,12 @@ def run(**kw) -> None:
                     apk=kw["apk"], keep_tflite=kw["keep_tflite"],
                     min_free_bytes=None if kw["min_free_gb"] is None else int(kw["min_free_gb"] * 1e9))
     try:
-        pipeline = build_pipeline(cfg, specs)
+        pipeline = build_pipeline(cfg, specs, cluster=kw["cluster"])
     except (ConfigMismatch, DeviceSpecError) as exc:
         raise click.UsageError(str(exc)) from None
+    except ClusterError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(ExitCode.NOTHING)
     except StoreError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(ExitCode.STATE)
@@ -120,6 +127,8 @@ def run(**kw) -> None:
         finally:
             jsonl.close()
             pipeline.store.close()
+    if pipeline.cluster is not None:
+        pipeline.cluster.shutdown()
     _write_summary(pipeline)
     if code == ExitCode.STOPPED:
         click.echo(f"Stopped. Resume with the same command (the run is in {cfg.out}).", err=True)

@@ -77,6 +77,7 @@ class Pipeline:
         self.reporter: Reporter = MultiReporter()  # nobody listens before run()
         self.control = Control()
         self.recovery = RecoveryPolicy(cfg, self.reporter, self.control.stop_now, list(self.devices))
+        self.cluster: Any = None  # a Ray session (core.cluster) when the run spans a cluster; its owner shuts it down
 
     # ----- the run -----
     def run(self, reporter: Reporter, control: Control) -> RunOutcome:

@@ -33,18 +33,29 @@ def open_run(cfg: RunConfig, specs: list[ModelSpec]) -> RunStore:
     return store
 
 
-def build_pipeline(cfg: RunConfig, specs: list[ModelSpec] | None = None) -> Pipeline:
-    """Everything a run needs, from its config: discovery, store, converter, devices."""
+def build_pipeline(cfg: RunConfig, specs: list[ModelSpec] | None = None, cluster: str | None = None) -> Pipeline:
+    """Everything a run needs, from its config: discovery, store, converter, devices.
+
+    With `cluster` (a Ray address, `local` or `auto`) conversions and devices come from the cluster
+    (core/cluster); the pipeline then carries the session as `.cluster` for the caller to shut down.
+    """
     from nnlite_tui.core.devices.registry import resolve_devices
     from nnlite_tui.core.sources import discover
 
     if specs is None:
         specs = discover(cfg.sources, in_shape=cfg.in_shape, num_classes=cfg.num_classes, include=cfg.include,
                          exclude=cfg.exclude, limit=cfg.limit)
-    devices = resolve_devices(cfg.devices, cfg)
+    if cluster:
+        from nnlite_tui.core.cluster.setup import cluster_parts
+
+        session, converter, devices = cluster_parts(cfg, len(specs), cluster)
+    else:
+        session, devices = None, resolve_devices(cfg.devices, cfg)
     store = open_run(cfg, specs)
     run_dir = Path(cfg.out)
     (run_dir / "logs").mkdir(exist_ok=True)
-    n_workers = cfg.convert.worker_count(len(specs))
-    converter = Converter(cfg.convert, log_dir=run_dir / "logs", n_workers=n_workers)
-    return Pipeline(cfg, specs, store, converter, devices)
+    if session is None:
+        converter = Converter(cfg.convert, log_dir=run_dir / "logs", n_workers=cfg.convert.worker_count(len(specs)))
+    pipeline = Pipeline(cfg, specs, store, converter, devices)
+    pipeline.cluster = session
+    return pipeline

@@ -1,0 +1,72 @@
+"""The conversion actor: core.convert's local worker machinery on whichever node Ray places it.
+
+Each actor owns one Converter with one worker process, so the memory cap, timeout, recycling and
+process-group kill behave exactly as on one machine. It never caches (the driver does) and keeps
+nothing: the .tflite goes back as object-store pieces and the scratch copy is removed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import ray
+
+from nnlite_tui.core.cluster import session, transfer
+from nnlite_tui.core.convert import ConvertOptions, Converter, converter_versions
+from nnlite_tui.core.spec import ModelSpec
+
+
+@ray.remote(num_cpus=1, max_concurrency=4)  # convert() in one thread; cancel/pause/where meanwhile
+class ConvertActor:
+    def __init__(self, options: ConvertOptions):
+        self.scratch = Path(tempfile.mkdtemp(prefix="nnlite-convert-"))
+        opts = replace(options, cache_dir=self.scratch / "cache", use_cache=False, workers=1)
+        self.converter = Converter(opts, log_dir=self.scratch, n_workers=1)
+        self._cancel = threading.Event()
+
+    def where(self) -> dict[str, Any]:
+        return {"node_id": ray.get_runtime_context().get_node_id(), "node": session.node_name(),
+                "versions": converter_versions()}
+
+    def prestart(self) -> None:
+        self.converter.prestart()
+
+    def convert(self, spec: dict[str, Any]) -> tuple[dict[str, Any], list, str]:
+        """(result, .tflite pieces, log text) for one model."""
+        model = ModelSpec.from_dict(spec)
+        self._cancel.clear()
+        dest = self.scratch / "out.tflite"
+        log = self.scratch / "job.log"
+        log.write_text("")
+        started = time.monotonic()
+        result = self.converter.convert(model, dest, log, cancel=self._cancel)
+        result["actor_seconds"] = round(time.monotonic() - started, 4)  # the cluster's cost is the rest
+        chunks: list = []
+        if result.get("ok"):
+            chunks = transfer.put_file(dest)
+            result["node"] = session.node_name()
+        dest.unlink(missing_ok=True)
+        self.converter.cache.paths(result["key"])[1].unlink(missing_ok=True)
+        return result, chunks, log.read_text(errors="replace")
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def pause(self) -> None:
+        self.converter.pause_workers()
+
+    def resume(self) -> None:
+        self.converter.resume_workers()
+
+    def kill_all(self) -> None:
+        self.converter.kill_all()
+
+    def close(self) -> None:
+        self.converter.close()
+        shutil.rmtree(self.scratch, ignore_errors=True)

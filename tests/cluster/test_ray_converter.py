@@ -1,0 +1,78 @@
+"""RayConverter and the object-store transfer on a private Ray (`--cluster local`)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+ray = pytest.importorskip("ray")
+
+from nnlite_tui.core.cluster import transfer  # noqa: E402
+from nnlite_tui.core.cluster.session import connect  # noqa: E402
+from nnlite_tui.core.convert import ConvertOptions  # noqa: E402
+from nnlite_tui.core.sources import discover  # noqa: E402
+from nnlite_tui.core.spec import sha256_file  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    session = connect("local")
+    yield session
+    session.shutdown()
+
+
+@ray.remote
+def _round_trip(chunks: list, dest: str, chunk: int) -> list:
+    """On a worker: write the pieces, then send the file back in pieces of `chunk` bytes."""
+    transfer.CHUNK = chunk
+    transfer.write_file(chunks, dest)
+    return transfer.put_file(dest)
+
+
+def test_file_goes_out_and_back_in_pieces(cluster, tmp_path, monkeypatch):
+    data = bytes(range(256)) * 41  # 10,496 bytes: several pieces, the last one short
+    src = tmp_path / "model.tflite"
+    src.write_bytes(data)
+    monkeypatch.setattr(transfer, "CHUNK", 1000)
+    chunks = transfer.put_file(src)
+    assert len(chunks) == 11
+    back = ray.get(_round_trip.remote(chunks, str(tmp_path / "remote.tflite"), 4096))
+    assert len(back) == 3
+    assert transfer.write_file(back, tmp_path / "back.tflite") == len(data)
+    assert (tmp_path / "back.tflite").read_bytes() == data
+    assert not list(tmp_path.glob("*.part"))
+
+
+def test_cache_on_the_driver_and_a_lost_actor_is_a_transient_crash(cluster, tmp_path):
+    from nnlite_tui.core.cluster.ray_converter import RayConverter
+
+    spec = discover([str(REPO / "sample_models")], include=("mnist_lenet",))[0]
+    options = ConvertOptions(cache_dir=tmp_path / "cache")
+    converter = RayConverter(options, n_workers=1)
+    try:
+        # The actor is killed mid-conversion: the model's result is a transient crash, no exception.
+        slot = converter._slots[0]
+        killer = threading.Timer(3.0, lambda: ray.kill(slot.actor))
+        killer.start()
+        lost = converter.convert(spec, tmp_path / "a.tflite", tmp_path / "a.log")
+        killer.join()
+        assert not lost["ok"] and lost["stage"] == "crash" and lost["error_type"] == "NodeLost", lost
+        assert "lost" in (tmp_path / "a.log").read_text()
+        # A new actor was started in its place and converts; the .tflite comes back to the driver.
+        done = converter.convert(spec, tmp_path / "b.tflite", tmp_path / "b.log")
+        assert done["ok"] and not done["cached"], done
+        assert sha256_file(tmp_path / "b.tflite") == done["tflite_sha256"]  # byte-exact from the worker
+    finally:
+        converter.close()
+    # Closed: no actor left, yet the same model comes from the driver's cache.
+    started = time.monotonic()
+    again = converter.convert(spec, tmp_path / "c.tflite", tmp_path / "c.log")
+    assert again["ok"] and again["cached"] and time.monotonic() - started < 5
+    assert Path(tmp_path / "c.tflite").read_bytes() == (tmp_path / "b.tflite").read_bytes()
