@@ -26,42 +26,14 @@ import traceback
 from typing import Any
 
 from nnlite_tui.core import offline, task_inputs, torchvision_compat
+from nnlite_tui.core.convert_errors import SamplesAtInference, StageError, error_fields, explained, first_line
 from nnlite_tui.core.convert_validate import VALIDATE_RTOL, flat_outputs, validate
 from nnlite_tui.core.export_fixes import exact_rewrites
-from nnlite_tui.core.failure_causes import SAMPLES, classify, sampling_op
+from nnlite_tui.core.failure_causes import SAMPLES, classify
 from nnlite_tui.core.spec import ModelSpec, sha256_file
 from nnlite_tui.core.task_inputs import TaskInputs
 
 __all__ = ["VALIDATE_RTOL", "build_model", "convert_one", "handle_job", "worker_main"]
-
-
-class StageError(Exception):
-    def __init__(self, stage: str, exc: BaseException):
-        self.stage = stage
-        self.exc = exc
-        super().__init__(f"{stage}: {exc}")
-
-
-def _first_line(text: str) -> str:
-    for line in text.splitlines():
-        if line.strip():
-            return line.strip()[:500]
-    return ""
-
-
-def _error_fields(stage: str, exc: BaseException) -> dict[str, Any]:
-    etype = type(exc)
-    name = etype.__name__ if etype.__module__ == "builtins" else f"{etype.__module__}.{etype.__name__}"
-    message = _first_line(str(exc)) or etype.__name__
-    if isinstance(exc, SyntaxError) and exc.filename:
-        message = f"{exc.filename}:{exc.lineno}: {exc.msg}"
-    return {
-        "ok": False,
-        "stage": stage,
-        "error_type": name,
-        "error_message": message,
-        "traceback_tail": "".join(traceback.format_exception(exc)[-6:])[-3000:],
-    }
 
 
 class _PhaseTracker:
@@ -150,10 +122,6 @@ def _wrapped(model, image_index: int | None):
 
 class Filtered(Exception):
     """The model is outside the user's filters (e.g. --max-params); not an error of the model."""
-
-
-class SamplesAtInference(RuntimeError):
-    """Two eager runs on the same input differ: the model draws random numbers when it runs."""
 
 
 def _guarded(stage: str, fn, *args, **kwargs):
@@ -266,11 +234,11 @@ def convert_one(spec: ModelSpec, out_path: str, tracker: _PhaseTracker, nhwc: bo
     try:
         return _convert_at(spec, out_path, tracker, nhwc, max_params)
     except StageError as err:
-        too_small = classify(_error_fields(err.stage, err.exc)) == "output-too-small"
+        too_small = classify(error_fields(err.stage, err.exc)) == "output-too-small"
         if not (too_small and spec.alt_in_shapes):
             raise
         retry = ModelSpec.from_dict({**spec.to_dict(), "in_shape": list(spec.alt_in_shapes[0]), "alt_in_shapes": []})
-        note = {"from": list(spec.in_shape), "to": list(retry.in_shape), "reason": _first_line(str(err.exc))}
+        note = {"from": list(spec.in_shape), "to": list(retry.in_shape), "reason": first_line(str(err.exc))}
         try:
             result = _convert_at(retry, out_path, tracker, nhwc, max_params)
         except StageError as again:
@@ -304,29 +272,6 @@ def _redirect_fds(log_path: str | None):
         os.close(saved[1])
 
 
-def _explained(err: StageError, spec: ModelSpec) -> dict[str, Any]:
-    """The error fields, with the plain reason when the cause is known (and the original kept)."""
-    stage, exc = err.stage, err.exc
-    fields = _error_fields(stage, exc)
-    better = torchvision_compat.explain(exc) or (offline.explain(exc) if stage != "validate" else None)
-    if better is None and stage == "lower" and (op := sampling_op(fields["error_message"])):
-        better = SamplesAtInference(f"{SAMPLES} ({op}); a .tflite cannot reproduce PyTorch's random draws")
-    if better is not None:
-        fields.update(error_detail=fields["error_message"], error_message=_first_line(str(better)),
-                      error_type=f"{type(better).__module__}.{type(better).__name__}")
-    fields["task"] = task_inputs.task_of(spec)
-    fields["cause"] = classify(fields)
-    reason = task_inputs.export_reason(fields["task"], fields["cause"]) if stage in ("export", "lower") else None
-    if reason:
-        fields.update(error_detail=fields["error_message"], error_message=f"{reason}: {fields['error_message']}"[:500])
-    retried = getattr(err, "retried", None)
-    if retried:
-        fields["input_size_retry"] = retried
-        fields["error_message"] += (f" (at input {retried['to']}, retried once after "
-                                    f"'{retried['reason'][:120]}' at {retried['from']})")
-    return fields
-
-
 def handle_job(job: dict[str, Any], tracker: _PhaseTracker) -> dict[str, Any]:
     spec = ModelSpec.from_dict(job["spec"])
     t0 = time.perf_counter()
@@ -337,11 +282,11 @@ def handle_job(job: dict[str, Any], tracker: _PhaseTracker) -> dict[str, Any]:
         except Filtered as exc:
             result = {"ok": False, "stage": "filtered", "error_type": "Filtered", "error_message": str(exc)}
         except StageError as err:
-            print(f"[nnlite] {err.stage} failed: {_first_line(str(err.exc))}", file=sys.stderr)
+            print(f"[nnlite] {err.stage} failed: {first_line(str(err.exc))}", file=sys.stderr)
             traceback.print_exception(err.exc)
-            result = _explained(err, spec)
+            result = explained(err, spec)
         except MemoryError as exc:
-            result = _error_fields("out-of-memory", exc)
+            result = error_fields("out-of-memory", exc)
     result["seconds"] = time.perf_counter() - t0
     return result
 
