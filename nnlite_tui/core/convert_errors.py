@@ -63,6 +63,9 @@ def explained(err: StageError, spec: ModelSpec) -> dict[str, Any]:
     reason = task_inputs.export_reason(fields["task"], fields["cause"]) if stage in ("export", "lower") else None
     if reason:
         fields.update(error_detail=fields["error_message"], error_message=f"{reason}: {fields['error_message']}"[:500])
+        # A graph whose shapes depend on the data is an export-level property, even when only the
+        # lowering (jax needs static shapes) notices it.
+        fields.update(stage="export", detected_at=stage, cause=classify(fields))
     retried = getattr(err, "retried", None)
     if retried:
         fields["input_size_retry"] = retried

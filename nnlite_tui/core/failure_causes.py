@@ -24,7 +24,7 @@ _RULES: list[tuple[str, str | None, re.Pattern]] = [
     ("runtime-op-missing", "validate", re.compile(r"Didn't find op for builtin opcode")),
     ("output-mismatch", "validate", re.compile(r"output differs from PyTorch|output shape .* differs")),
     ("lowering-missing", None, re.compile(r"Lowering not found")),
-    ("unsupported-input", None, re.compile(r"task input|forward takes")),
+    ("unsupported-input", None, re.compile(r"forward does not take")),
 ]
 
 

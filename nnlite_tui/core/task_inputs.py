@@ -44,12 +44,15 @@ def task_of(spec) -> str:
 
 
 def vocab_size(spec) -> int:
-    """From prm (vocab_size / vocab) when recorded, else out_shape[0], as LEMUR's loaders pass it."""
+    """From prm (vocab_size / vocab) when recorded, else out_shape[0], as LEMUR's loaders pass it
+    (text-to-image's out_shape is the image: its vocabulary is only ever in prm)."""
     for key in ("vocab_size", "vocab", "n_vocab"):
         value = spec.prm.get(key)
         if isinstance(value, int) and value > 1:
             return value
-    return int(spec.out_shape[0]) if spec.out_shape and int(spec.out_shape[0]) > 1 else DEFAULT_VOCAB
+    if spec.task in TEXT_TO_IMAGE or not spec.out_shape or int(spec.out_shape[0]) <= 1:
+        return DEFAULT_VOCAB
+    return int(spec.out_shape[0])
 
 
 def _tokens(torch, vocab: int, length: int, seed: int):
@@ -97,6 +100,8 @@ def _text_to_image(torch, spec, model, seed: int) -> TaskInputs:
 
 def export_reason(task: str, cause: str) -> str | None:
     """Why a task's model cannot be exported as one graph, for a data-dependent / input failure."""
+    if task in TEXT_TO_IMAGE and cause.endswith("-error"):
+        cause = "unsupported-input"  # its forward rejected token ids / noise: it wants something else
     if cause not in ("data-dependent", "unsupported-input"):
         return None
     if task == "obj-detection":

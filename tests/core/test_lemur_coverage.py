@@ -100,6 +100,7 @@ def test_segmentation_dict_output_is_flattened(results):
 def test_detection_post_processing_fails_with_a_task_reason(results):
     r = results["cov-detection"]
     assert not r["ok"] and r["task"] == "obj-detection" and r["cause"] == "data-dependent"
+    assert r["stage"] == "export"
     assert r["error_message"].startswith("obj-detection: the eval-mode output")
 
 
@@ -122,3 +123,17 @@ def test_output_size_too_small_retries_once_at_the_next_recorded_size(results):
 def test_every_failure_has_a_cause_the_bench_can_group_by(results):
     for r in results.values():
         assert r.get("cause", "ok" if r["ok"] else None) == classify(r), r
+
+
+def test_text_to_image_gets_token_ids_and_noise(results):
+    r = results["cov-text-to-image"]
+    assert r["ok"], r
+    assert r["task"] == "txt-image" and r["output_shapes"] == [[1, 3, 32, 32]]
+    assert r["input_signature"] == [{"name": "tokens", "shape": [1, 32], "dtype": "int64"},
+                                    {"name": "noise", "shape": [1, 100], "dtype": "float32"}]
+
+
+def test_text_to_image_taking_strings_fails_with_a_task_reason(results):
+    r = results["cov-text-to-image-prompts"]
+    assert not r["ok"] and r["stage"] == "export" and r["cause"] == "unsupported-input"
+    assert r["error_message"].startswith("text-to-image: forward does not take token ids")
