@@ -12,6 +12,7 @@ import ast
 import hashlib
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -198,6 +199,9 @@ def is_tree_root(path: Path) -> bool:
     return (path / "ab" / "nn" / "nn").is_dir()
 
 
+_FAMILY_SUFFIX = re.compile(r"-([0-9a-f]{32}|\d+)$")
+
+
 @dataclass(frozen=True)
 class Choice:
     trial: Trial
@@ -225,6 +229,7 @@ class LemurTree:
         self.warn = warn
         self._index: dict[str, list[tuple[Path, str, str, str]]] | None = None
         self._transforms: dict[str, list | str] = {}
+        self._tree_sizes: tuple[tuple[int, int, int], ...] | None = None
 
     def model_files(self) -> list[Path]:
         return sorted(p for p in self.nn_dir.glob("*.py") if not p.name.startswith("_"))
@@ -250,6 +255,29 @@ class LemurTree:
             path = self.transform_dir / f"{transform}.py"
             self._transforms[transform] = parse_transform(path) if path.is_file() else f"no file {path.name}"
         return apply_transform(self._transforms[transform], ds)
+
+    def family_sizes(self, nn: str, channels: int, hw: tuple[int, int]) -> tuple[tuple[int, int, int], ...]:
+        """For a model without trials: the larger image-classification sizes that the successful trials
+        of its family (the same name without the trailing hash or number) used, smallest first; if the
+        family has none, the next larger size any model of the tree learned at."""
+        family = _FAMILY_SUFFIX.sub("", nn)
+        members = [p.stem for p in self.model_files() if p.stem != nn and _FAMILY_SUFFIX.sub("", p.stem) == family]
+        sizes = self._sizes(members, channels, hw)
+        if not sizes:
+            if self._tree_sizes is None:
+                self._tree_sizes = self._sizes([p.stem for p in self.model_files()], channels, (0, 0))
+            sizes = tuple(s for s in self._tree_sizes if s[1] * s[2] > hw[0] * hw[1])[:1]
+        return sizes
+
+    def _sizes(self, names: list[str], channels: int, hw: tuple[int, int]) -> tuple[tuple[int, int, int], ...]:
+        sizes = set()
+        for name in names:
+            for t in self.trials(name):
+                if t.task == PREFERRED_TASK and t.dataset in DATASETS and succeeded(t):
+                    g = self.geometry(t.values.get("transform"), t.dataset)
+                    if g.hw is not None and g.channels == channels and g.hw[0] * g.hw[1] > hw[0] * hw[1]:
+                        sizes.add((channels, *g.hw))
+        return tuple(sorted(sizes, key=lambda s: (s[1] * s[2], s)))
 
     def choose(self, nn: str, dataset: str | None = None) -> Choice | None:
         """The trial whose configuration is converted: the input size comes from the model's own

@@ -170,9 +170,11 @@ def _tree_spec(tree: lemur.LemurTree, mf: lemur.ModelFile, shape, num_classes, d
     if choice is None:
         prm, defaulted = lemur.fill_prm(mf.hyperparameters, {})
         where = f"no {dataset} trials" if dataset else "no trials"
+        family = () if shape else tree.family_sizes(mf.path.stem, DEFAULT_IN_SHAPE[1], DEFAULT_IN_SHAPE[2:])
         return ModelSpec(
             **common, in_shape=shape or DEFAULT_IN_SHAPE, out_shape=(num_classes or DEFAULT_NUM_CLASSES,), prm=prm,
             origin=f"lemur: {where}, defaults used; {_defaulted_note(mf, defaulted)}",
+            alt_in_shapes=tuple((1, *a) for a in family),
         )
     t, geo = choice.trial, choice.geometry
     transform = t.values.get("transform")

@@ -145,6 +145,9 @@ def test_model_without_trials_uses_defaults_and_says_so(tree):
     assert s.in_shape == (1, 3, 32, 32) and s.out_shape == (10,) and s.dataset is None
     assert s.prm == {"dropout": 0.2, "lr": 0.01, "momentum": 0.9}
     assert "no trials" in s.origin and "prm defaulted: dropout, lr, momentum" in s.origin
+    # no trials of its own or of its family: the next size other models of the tree learned at, for a
+    # retry on "output size too small"
+    assert s.alt_in_shapes == ((1, 3, 64, 64),)
 
 
 @needs_lemur
