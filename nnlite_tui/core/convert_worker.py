@@ -144,9 +144,36 @@ def _same(a, b) -> bool:
     return torch.equal(a, b)
 
 
+def _sampling_ops(model, args: tuple) -> list[str]:
+    """The random-number ATen ops (tagged nondeterministic_seeded) one eager forward calls."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Seen(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.ops: list[str] = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if torch.Tag.nondeterministic_seeded in func.tags:
+                self.ops.append(str(func.overloadpacket))
+            return func(*args, **(kwargs or {}))
+
+    try:
+        with torch.no_grad(), Seen() as seen:
+            model(*args)
+    except Exception:  # noqa: BLE001  the plain forward below reports the model's own errors
+        return []
+    return seen.ops
+
+
 def _references(model, checks: list[TaskInputs]) -> list[list]:
     import torch
 
+    ops = _sampling_ops(model, checks[0].args)
+    if ops:
+        # Even a draw that only sometimes changes the output (random augmentation in forward) is one.
+        raise SamplesAtInference(f"{SAMPLES} ({ops[0]}); a .tflite cannot reproduce PyTorch's random draws")
     with torch.no_grad():
         refs = [flat_outputs(model(*c.args)) for c in checks]
         torch.manual_seed(12345)  # a sampling model now draws other numbers than in the first run
