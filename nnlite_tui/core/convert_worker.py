@@ -167,13 +167,23 @@ def _sampling_ops(model, args: tuple) -> list[str]:
     return seen.ops
 
 
+def _blame_sampling(ops: list[str], fn, *args):
+    """Run fn; if it fails and the model drew random numbers, that is the reason (a draw that did
+    not change these two runs can still make the graph data-dependent, e.g. `if torch.rand(1) < p`)."""
+    try:
+        return fn(*args)
+    except StageError as err:
+        if not ops:
+            raise
+        why = SamplesAtInference(f"{SAMPLES} ({ops[0]}); a .tflite cannot reproduce PyTorch's random draws "
+                                 f"({err.stage}: {first_line(str(err.exc))[:200]})")
+        raise StageError(err.stage, why) from err.exc
+
+
 def _references(model, checks: list[TaskInputs]) -> list[list]:
+    """PyTorch's outputs for each check; a model whose two runs on one input differ samples."""
     import torch
 
-    ops = _sampling_ops(model, checks[0].args)
-    if ops:
-        # Even a draw that only sometimes changes the output (random augmentation in forward) is one.
-        raise SamplesAtInference(f"{SAMPLES} ({ops[0]}); a .tflite cannot reproduce PyTorch's random draws")
     with torch.no_grad():
         refs = [flat_outputs(model(*c.args)) for c in checks]
         torch.manual_seed(12345)  # a sampling model now draws other numbers than in the first run
@@ -223,6 +233,7 @@ def _convert_at(spec: ModelSpec, out_path: str, tracker: _PhaseTracker, nhwc: bo
     else:
         checks = [task_inputs.build(spec, model, seed) for seed in (0, 1)]
     references = _guarded("export", _references, model, checks)
+    sampling = _sampling_ops(model, checks[0].args)
     image_index = checks[0].image_index if nhwc and checks[0].args[checks[0].image_index or 0].dim() == 4 else None
 
     def as_fed(c: TaskInputs) -> tuple:
@@ -231,7 +242,8 @@ def _convert_at(spec: ModelSpec, out_path: str, tracker: _PhaseTracker, nhwc: bo
         return tuple(a.permute(0, 2, 3, 1).contiguous() if i == image_index else a for i, a in enumerate(c.args))
 
     t0 = time.perf_counter()
-    edge, strict = _export(litert_torch, _wrapped(model, image_index), as_fed(checks[0]), tracker)
+    edge, strict = _blame_sampling(sampling, _export, litert_torch, _wrapped(model, image_index),
+                                   as_fed(checks[0]), tracker)
     timings["convert_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     tmp = out_path + ".part"
@@ -244,7 +256,7 @@ def _convert_at(spec: ModelSpec, out_path: str, tracker: _PhaseTracker, nhwc: bo
     timings["serialize_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     samples = [[a.numpy() for a in as_fed(c)] for c in checks]
-    checked = _guarded("validate", validate, out_path, samples, references)
+    checked = _blame_sampling(sampling, _guarded, "validate", validate, out_path, samples, references)
     timings["validate_s"] = time.perf_counter() - t0
     return {
         "ok": True,
