@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -44,6 +45,7 @@ def main() -> int:
     ap.add_argument("--mem-cap-mb", type=int, default=0, help="0: from available memory")
     ap.add_argument("--cache-dir", type=Path, help="default: a fresh temporary folder (cold)")
     ap.add_argument("--json", type=Path, help="write every result here")
+    ap.add_argument("--keep", action="store_true", help="keep the .tflite files and logs (about 100 MB a model)")
     args = ap.parse_args()
 
     specs = spread(discover([args.tree], include=args.include), args.limit)
@@ -86,6 +88,8 @@ def main() -> int:
         print(f"retried at the next recorded size: {len(retried)} ({', '.join(retried)})")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, default=str))
+    if not args.keep:
+        shutil.rmtree(work)
     return 0
 
 
