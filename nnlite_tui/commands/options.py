@@ -52,8 +52,9 @@ def convert_options(fn: Callable) -> Callable:
                      help="Conversion worker processes (0: from cores and free memory)."),
         click.option("--timeout", "timeout_s", type=float, default=300.0, show_default=True,
                      help="Seconds one conversion may take."),
-        click.option("--mem-cap-mb", type=int, default=4096, show_default=True,
-                     help="A conversion worker using more memory is killed (out-of-memory)."),
+        click.option("--mem-cap-mb", type=click.IntRange(min=0), default=0, show_default=True,
+                     help="A conversion worker using more memory is killed (out-of-memory); "
+                          "0: half the available memory, within 2-16 GB."),
         click.option("--recycle-after", type=click.IntRange(min=1), default=50, show_default=True,
                      help="Replace a conversion worker after this many conversions."),
         click.option("--nhwc/--no-nhwc", default=True, show_default=True,

@@ -30,10 +30,11 @@ from typing import Any
 from nnlite_tui.core.convert_cache import CacheWriteError, ConversionCache, default_cache_dir, disk_full_failure, \
     explain_crash
 from nnlite_tui.core.convert_cache_files import place_file as _place  # the name callers import
+from nnlite_tui.core.memory_cap import over_cap_message
 from nnlite_tui.core.spec import ModelSpec
 
 # Bump when the worker's output for the same inputs changes (invalidates the cache).
-CONVERT_FORMAT = 3  # 3: validated on two inputs, with validation.strength
+CONVERT_FORMAT = 4  # 4: task inputs (task, input_signature), failure cause; 3: two validation inputs
 # Stages whose failure is a property of the model, not of the machine: cached, never retried in a loop.
 DETERMINISTIC_STAGES = ("import", "instantiate", "export", "lower", "serialize", "validate", "filtered")
 TRANSIENT_STAGES = ("timeout", "out-of-memory", "crash")
@@ -53,7 +54,7 @@ def converter_versions() -> dict[str, str]:
 @dataclass(frozen=True)
 class ConvertOptions:
     timeout_s: float = 300.0
-    mem_cap_mb: int = 4096
+    mem_cap_mb: int = 0  # 0: from available memory (memory_cap.default_mem_cap_mb)
     recycle_after: int = 50
     nhwc: bool = True
     workers: int = 0  # 0 = choose from cores and free memory
@@ -64,13 +65,20 @@ class ConvertOptions:
     start_timeout_s: float = 180.0
     max_params: int | None = None
 
+    def cap_mb(self) -> int:
+        if self.mem_cap_mb > 0:
+            return self.mem_cap_mb
+        from nnlite_tui.core.memory_cap import default_mem_cap_mb
+
+        return default_mem_cap_mb()
+
     def worker_count(self, n_models: int | None = None) -> int:
         if self.workers > 0:
             return self.workers
         import psutil
 
         by_cpu = max(1, (os.cpu_count() or 1))
-        by_mem = max(1, int(psutil.virtual_memory().available / (self.mem_cap_mb * 2**20)))
+        by_mem = max(1, int(psutil.virtual_memory().available / (self.cap_mb() * 2**20)))
         count = min(by_cpu, by_mem)
         return max(1, min(count, n_models)) if n_models else count
 
@@ -78,7 +86,9 @@ class ConvertOptions:
 def cache_key(spec: ModelSpec, options: ConvertOptions, versions: dict[str, str]) -> str:
     import hashlib
 
-    payload = json.dumps([CONVERT_FORMAT, spec.key(), options.nhwc, options.max_params, versions], sort_keys=True)
+    # The task picks the inputs and alt_in_shapes the retry size: both change the result.
+    payload = json.dumps([CONVERT_FORMAT, spec.key(), spec.task, [list(s) for s in spec.alt_in_shapes],
+                          options.nhwc, options.max_params, versions], sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
@@ -157,6 +167,7 @@ class _Worker:
         self.process = None
         self.conn = None
         self.jobs = 0
+        self.cap_mb = options.cap_mb()  # fixed when the pool is made, so it does not drift mid-run
         self._kill_lock = threading.Lock()  # kill() may come from a shutdown while a stop is under way
 
     @property
@@ -227,7 +238,8 @@ class _Worker:
             return _failure("crash", "WorkerGone", "conversion worker was shut down")
         started = time.monotonic()
         paused_before = self.gate.total()
-        cap = self.options.mem_cap_mb * 2**20
+        cap_mb = self.cap_mb
+        cap = cap_mb * 2**20
         peak = 0
         try:
             conn.send(job)
@@ -255,10 +267,7 @@ class _Worker:
                 peak = max(peak, rss)
                 if rss > cap:
                     self.kill()
-                    return _failure(
-                        "out-of-memory", "MemoryCap",
-                        f"worker used {rss / 2**20:.0f} MB, over the cap of {self.options.mem_cap_mb} MB",
-                    )
+                    return _failure("out-of-memory", "MemoryCap", over_cap_message(rss / 2**20, cap_mb))
         except (EOFError, OSError):
             # The pipe broke: the worker died mid-job, or a shutdown closed it under us.
             code = proc.poll()

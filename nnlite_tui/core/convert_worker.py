@@ -8,6 +8,10 @@ killing this process; here we only classify the errors that surface as exception
 Failure stages: import, instantiate, export (torch.export / tracing), lower (litert lowering, jax),
 serialize (writing the flatbuffer), validate (the interpreter cannot load or run the file, or its
 output disagrees with PyTorch).
+
+The worker converts offline (offline.py) and can import torchvision even when its compiled extension
+does not load (torchvision_compat.py). Inputs follow the model's task (task_inputs.py); a result
+records "task", "input_signature" and, for a failure, "cause" (failure_causes.py).
 """
 
 from __future__ import annotations
@@ -21,39 +25,15 @@ import time
 import traceback
 from typing import Any
 
+from nnlite_tui.core import offline, task_inputs, torchvision_compat
+from nnlite_tui.core.convert_errors import SamplesAtInference, StageError, error_fields, explained, first_line
+from nnlite_tui.core.convert_validate import VALIDATE_RTOL, flat_outputs, validate
+from nnlite_tui.core.export_fixes import exact_rewrites
+from nnlite_tui.core.failure_causes import SAMPLES, classify
 from nnlite_tui.core.spec import ModelSpec, sha256_file
+from nnlite_tui.core.task_inputs import TaskInputs
 
-# Relative agreement required between the .tflite and PyTorch eager outputs.
-VALIDATE_RTOL = 1e-3
-
-
-class StageError(Exception):
-    def __init__(self, stage: str, exc: BaseException):
-        self.stage = stage
-        self.exc = exc
-        super().__init__(f"{stage}: {exc}")
-
-
-def _first_line(text: str) -> str:
-    for line in text.splitlines():
-        if line.strip():
-            return line.strip()[:500]
-    return ""
-
-
-def _error_fields(stage: str, exc: BaseException) -> dict[str, Any]:
-    etype = type(exc)
-    name = etype.__name__ if etype.__module__ == "builtins" else f"{etype.__module__}.{etype.__name__}"
-    message = _first_line(str(exc)) or etype.__name__
-    if isinstance(exc, SyntaxError) and exc.filename:
-        message = f"{exc.filename}:{exc.lineno}: {exc.msg}"
-    return {
-        "ok": False,
-        "stage": stage,
-        "error_type": name,
-        "error_message": message,
-        "traceback_tail": "".join(traceback.format_exception(exc)[-6:])[-3000:],
-    }
+__all__ = ["VALIDATE_RTOL", "build_model", "convert_one", "handle_job", "worker_main"]
 
 
 class _PhaseTracker:
@@ -120,90 +100,118 @@ def build_model(spec: ModelSpec):
     return model, example
 
 
-def _nhwc_wrapper(model):
+def _wrapped(model, image_index: int | None):
+    """The model as exported: NHWC image input (phones' camera layout) and a flat tuple of outputs."""
     import torch
 
-    class ChannelsLastInput(torch.nn.Module):
-        """Takes NHWC input, as phones' camera pipelines produce it, and feeds the NCHW model."""
-
+    class AsExported(torch.nn.Module):
         def __init__(self, inner):
             super().__init__()
             self.inner = inner
 
-        def forward(self, x):
-            # contiguous(): models that .view() their activations need NCHW strides, as in eager mode
-            return self.inner(x.permute(0, 3, 1, 2).contiguous())
+        def forward(self, *args):
+            if image_index is not None:
+                # contiguous(): models that .view() their activations need NCHW strides, as in eager mode
+                args = list(args)
+                args[image_index] = args[image_index].permute(0, 3, 1, 2).contiguous()
+            out = self.inner(*args)
+            return out if isinstance(out, torch.Tensor) else tuple(flat_outputs(out))
 
-    return ChannelsLastInput(model).eval()
-
-
-def _flat_outputs(out) -> list:
-    import torch
-
-    if isinstance(out, torch.Tensor):
-        return [out]
-    if isinstance(out, (list, tuple)):
-        return [t for o in out for t in _flat_outputs(o)]
-    if isinstance(out, dict):
-        return [t for v in out.values() for t in _flat_outputs(v)]
-    return []
-
-
-def _validate(path: str, samples_nhwc: list, references: list[list]) -> dict[str, Any]:
-    """Run the .tflite on each sample; every output must match PyTorch's within VALIDATE_RTOL."""
-    import numpy as np
-    from ai_edge_litert.interpreter import Interpreter
-
-    interpreter = Interpreter(model_path=path, num_threads=1)
-    interpreter.allocate_tensors()
-    inputs = interpreter.get_input_details()
-    max_abs = 0.0
-    scale = 1.0
-    for sample, reference in zip(samples_nhwc, references):
-        interpreter.set_tensor(inputs[0]["index"], sample.astype(inputs[0]["dtype"]))
-        interpreter.invoke()
-        outputs = [interpreter.get_tensor(o["index"]) for o in interpreter.get_output_details()]
-        if len(outputs) != len(reference):
-            raise ValueError(f"the .tflite has {len(outputs)} outputs, PyTorch gives {len(reference)}")
-        for got, want in zip(outputs, reference):
-            want = want.detach().numpy()
-            if got.shape != want.shape:
-                raise ValueError(f"output shape {list(got.shape)} differs from PyTorch {list(want.shape)}")
-            if want.size:
-                max_abs = max(max_abs, float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)))))
-                scale = max(scale, float(np.max(np.abs(want))))
-    if not np.isfinite(max_abs) or max_abs > VALIDATE_RTOL * scale:
-        raise ValueError(f"output differs from PyTorch: max abs diff {max_abs:.3g} (tolerance {VALIDATE_RTOL * scale:.3g})")
-    return {
-        "max_abs_diff": max_abs,
-        "tflite_input_shape": [int(d) for d in inputs[0]["shape"]],
-        "tflite_input_dtype": inputs[0]["dtype"].__name__,
-        "output_shapes": [[int(d) for d in o["shape"]] for o in interpreter.get_output_details()],
-        "validation": _strength(references, scale),
-    }
-
-
-def _strength(references: list[list], scale: float) -> dict[str, Any]:
-    """How much the check above can tell: nothing about the input side when the output ignores it.
-
-    With random weights some models saturate, and their output is the same for any input; a
-    .tflite that scrambled its input (a wrong layout) would then pass the comparison unseen.
-    """
-    if len(references) < 2:
-        return {"inputs": len(references), "strength": "single-input", "input_sensitivity": None}
-    pairs = zip(references[0], references[1])
-    moved = max((float((a.double() - b.double()).abs().max()) for a, b in pairs if a.numel()), default=0.0)
-    sensitivity = moved / scale
-    return {"inputs": len(references), "input_sensitivity": sensitivity,
-            "strength": "strong" if sensitivity > VALIDATE_RTOL else "weak: the output does not depend on the input"}
+    return AsExported(model).eval()
 
 
 class Filtered(Exception):
     """The model is outside the user's filters (e.g. --max-params); not an error of the model."""
 
 
-def convert_one(spec: ModelSpec, out_path: str, tracker: _PhaseTracker, nhwc: bool = True,
-                max_params: int | None = None) -> dict[str, Any]:
+def _guarded(stage: str, fn, *args, **kwargs):
+    try:
+        return fn(*args, **kwargs)
+    except BaseException as exc:
+        if isinstance(exc, (KeyboardInterrupt, StageError, Filtered)):
+            raise
+        raise StageError(stage, exc) from exc
+
+
+def _same(a, b) -> bool:
+    import torch
+
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.is_floating_point() or a.is_complex():
+        # equal_nan: a model whose output is NaN (saturated random weights) is not sampling
+        return bool(torch.allclose(a, b, rtol=0, atol=0, equal_nan=True))
+    return torch.equal(a, b)
+
+
+def _sampling_ops(model, args: tuple) -> list[str]:
+    """The random-number ATen ops (tagged nondeterministic_seeded) one eager forward calls."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Seen(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.ops: list[str] = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if torch.Tag.nondeterministic_seeded in func.tags:
+                self.ops.append(str(func.overloadpacket))
+            return func(*args, **(kwargs or {}))
+
+    try:
+        with torch.no_grad(), Seen() as seen:
+            model(*args)
+    except Exception:  # noqa: BLE001  the plain forward below reports the model's own errors
+        return []
+    return seen.ops
+
+
+def _blame_sampling(ops: list[str], fn, *args):
+    """Run fn; if it fails and the model drew random numbers, that is the reason (a draw that did
+    not change these two runs can still make the graph data-dependent, e.g. `if torch.rand(1) < p`)."""
+    try:
+        return fn(*args)
+    except StageError as err:
+        if not ops:
+            raise
+        why = SamplesAtInference(f"{SAMPLES} ({ops[0]}); a .tflite cannot reproduce PyTorch's random draws "
+                                 f"({err.stage}: {first_line(str(err.exc))[:200]})")
+        raise StageError(err.stage, why) from err.exc
+
+
+def _references(model, checks: list[TaskInputs]) -> list[list]:
+    """PyTorch's outputs for each check; a model whose two runs on one input differ samples."""
+    import torch
+
+    with torch.no_grad():
+        refs = [flat_outputs(model(*c.args)) for c in checks]
+        torch.manual_seed(12345)  # a sampling model now draws other numbers than in the first run
+        again = flat_outputs(model(*checks[0].args))
+    if any(not _same(a, b) for a, b in zip(refs[0], again)):
+        raise SamplesAtInference(f"{SAMPLES}: two runs on the same input differ, so no .tflite can match it")
+    return refs
+
+
+def _export(litert_torch, target, sample: tuple, tracker: _PhaseTracker):
+    """torch.export non-strict first, then strict (each traces different Python); lowering errors are final."""
+    first = None
+    for strict in (False, True):
+        tracker.phase = "export"
+        try:
+            with exact_rewrites():
+                return litert_torch.convert(target, sample, strict_export=strict), strict
+        except BaseException as exc:
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            if tracker.phase != "export":
+                raise StageError(tracker.phase, exc) from exc
+            first = first or exc
+    raise StageError("export", first) from first
+
+
+def _convert_at(spec: ModelSpec, out_path: str, tracker: _PhaseTracker, nhwc: bool,
+                max_params: int | None) -> dict[str, Any]:
     import litert_torch
     import torch
 
@@ -211,55 +219,44 @@ def convert_one(spec: ModelSpec, out_path: str, tracker: _PhaseTracker, nhwc: bo
     t0 = time.perf_counter()
     model, example = build_model(spec)
     timings["build_s"] = time.perf_counter() - t0
-    example_args = example if isinstance(example, tuple) else (example,)
     params = int(sum(p.numel() for p in model.parameters()))
     if max_params is not None and params > max_params:
         raise Filtered(f"{params} parameters, over --max-params {max_params}")
-    # A second input, when the model takes one float tensor: see _strength.
-    checks = [example_args]
-    if len(example_args) == 1 and example_args[0].is_floating_point():
-        checks.append((torch.randn(example_args[0].shape, generator=torch.Generator().manual_seed(1),
-                                   dtype=example_args[0].dtype),))
-    with torch.no_grad():
-        try:
-            references = [_flat_outputs(model(*args)) for args in checks]
-        except BaseException as exc:
-            if isinstance(exc, KeyboardInterrupt):
-                raise
-            raise StageError("export", exc) from exc
-    use_nhwc = nhwc and len(example_args) == 1 and example_args[0].dim() == 4
+    if spec.kind == "factory":
+        args = example if isinstance(example, tuple) else (example,)
+        image = 0 if len(args) == 1 and args[0].dim() == 4 and args[0].is_floating_point() else None
+        first = TaskInputs(task_inputs.task_of(spec), args, tuple(f"args_{i}" for i in range(len(args))), image)
+        checks = [first]
+        if image is not None:  # a second input: see convert_validate.strength
+            other = torch.randn(args[0].shape, generator=torch.Generator().manual_seed(1), dtype=args[0].dtype)
+            checks.append(TaskInputs(first.task, (other,), first.names, image))
+    else:
+        checks = [task_inputs.build(spec, model, seed) for seed in (0, 1)]
+    references = _guarded("export", _references, model, checks)
+    sampling = _sampling_ops(model, checks[0].args)
+    image_index = checks[0].image_index if nhwc and checks[0].args[checks[0].image_index or 0].dim() == 4 else None
 
-    def as_fed(args: tuple) -> tuple:
-        return (args[0].permute(0, 2, 3, 1).contiguous(),) if use_nhwc else args
+    def as_fed(c: TaskInputs) -> tuple:
+        if image_index is None:
+            return c.args
+        return tuple(a.permute(0, 2, 3, 1).contiguous() if i == image_index else a for i, a in enumerate(c.args))
 
-    target = _nhwc_wrapper(model) if use_nhwc else model
-    sample = as_fed(example_args)
     t0 = time.perf_counter()
-    tracker.phase = "export"
-    try:
-        edge = litert_torch.convert(target, sample)
-    except BaseException as exc:
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        raise StageError(tracker.phase, exc) from exc
+    edge, strict = _blame_sampling(sampling, _export, litert_torch, _wrapped(model, image_index),
+                                   as_fed(checks[0]), tracker)
     timings["convert_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     tmp = out_path + ".part"
-    try:
+
+    def write() -> None:
         edge.export(tmp)
         os.replace(tmp, out_path)
-    except BaseException as exc:
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        raise StageError("serialize", exc) from exc
+
+    _guarded("serialize", write)
     timings["serialize_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    try:
-        checked = _validate(out_path, [as_fed(args)[0].numpy() for args in checks], references)
-    except BaseException as exc:
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        raise StageError("validate", exc) from exc
+    samples = [[a.numpy() for a in as_fed(c)] for c in checks]
+    checked = _blame_sampling(sampling, _guarded, "validate", validate, out_path, samples, references)
     timings["validate_s"] = time.perf_counter() - t0
     return {
         "ok": True,
@@ -268,14 +265,37 @@ def convert_one(spec: ModelSpec, out_path: str, tracker: _PhaseTracker, nhwc: bo
         "tflite_bytes": os.path.getsize(out_path),
         "tflite_sha256": sha256_file(out_path),
         "params": params,
-        "layout": "NHWC" if use_nhwc else "as-is",
-        "input_shape": [int(d) for d in example_args[0].shape],
+        "layout": "NHWC" if image_index is not None else "as-is",
+        "input_shape": [int(d) for d in checks[0].args[0].shape],
+        "task": checks[0].task,
+        "input_signature": checks[0].signature(nhwc=image_index is not None),
+        "export_mode": "strict" if strict else "non-strict",
         "timings": timings,
         "converter": "litert-torch",
         "converter_version": str(litert_torch.__version__),
         "torch_version": str(torch.__version__),
         **checked,
     }
+
+
+def convert_one(spec: ModelSpec, out_path: str, tracker: _PhaseTracker, nhwc: bool = True,
+                max_params: int | None = None) -> dict[str, Any]:
+    """Convert at the spec's input size; on "output size too small", once more at the next recorded size."""
+    try:
+        return _convert_at(spec, out_path, tracker, nhwc, max_params)
+    except StageError as err:
+        too_small = classify(error_fields(err.stage, err.exc)) == "output-too-small"
+        if not (too_small and spec.alt_in_shapes):
+            raise
+        retry = ModelSpec.from_dict({**spec.to_dict(), "in_shape": list(spec.alt_in_shapes[0]), "alt_in_shapes": []})
+        note = {"from": list(spec.in_shape), "to": list(retry.in_shape), "reason": first_line(str(err.exc))}
+        try:
+            result = _convert_at(retry, out_path, tracker, nhwc, max_params)
+        except StageError as again:
+            again.retried = note
+            raise
+        result["input_size_retry"] = note
+        return result
 
 
 @contextlib.contextmanager
@@ -312,11 +332,11 @@ def handle_job(job: dict[str, Any], tracker: _PhaseTracker) -> dict[str, Any]:
         except Filtered as exc:
             result = {"ok": False, "stage": "filtered", "error_type": "Filtered", "error_message": str(exc)}
         except StageError as err:
-            print(f"[nnlite] {err.stage} failed: {_first_line(str(err.exc))}", file=sys.stderr)
+            print(f"[nnlite] {err.stage} failed: {first_line(str(err.exc))}", file=sys.stderr)
             traceback.print_exception(err.exc)
-            result = _error_fields(err.stage, err.exc)
+            result = explained(err, spec)
         except MemoryError as exc:
-            result = _error_fields("out-of-memory", exc)
+            result = error_fields("out-of-memory", exc)
     result["seconds"] = time.perf_counter() - t0
     return result
 
@@ -328,6 +348,9 @@ def worker_main(conn, threads: int = 1) -> None:
     import torch
 
     torch.set_num_threads(max(1, threads))
+    # Before anything imports torchvision (a model, or a library litert_torch loads).
+    torchvision_compat.prepare()
+    offline.enforce()
     import litert_torch  # noqa: F401  (the 4-6 s import, paid once per worker)
 
     tracker = _PhaseTracker()

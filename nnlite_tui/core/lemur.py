@@ -12,6 +12,7 @@ import ast
 import hashlib
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,10 +40,18 @@ DATASETS: dict[str, Dataset] = {
     "imagenette": Dataset(3, 10, None),
     "celeba-gender": Dataset(3, 2, None),
     "places365": Dataset(3, 365, None),
+    "coco": Dataset(3, 91, None),  # segmentation/detection categories; captioning reads VOCAB instead
 }
 _DATASET_RANK = {name: i for i, name in enumerate(DATASETS)}
 
 PREFERRED_TASK = "img-classification"
+# Tasks whose input is token ids only (no image, so no transform geometry).
+TEXT_TASKS = frozenset({"txt-generation"})
+# Vocabulary sizes, for tasks whose out_shape is a vocabulary. The tree does not record them (LEMUR's
+# loaders build the vocabulary from the data): COCO captions at LEMUR's threshold give ~10k words,
+# WikiText-2 has 33,278.
+VOCAB: dict[str, int] = {"coco": 10000, "wikitext": 33278}
+DEFAULT_VOCAB = 10000
 
 
 @dataclass(frozen=True)
@@ -190,11 +199,23 @@ def is_tree_root(path: Path) -> bool:
     return (path / "ab" / "nn" / "nn").is_dir()
 
 
+_FAMILY_SUFFIX = re.compile(r"-([0-9a-f]{32}|\d+)$")
+
+
 @dataclass(frozen=True)
 class Choice:
     trial: Trial
     geometry: Geometry
     candidates: int
+    # (channels, H, W) of the model's other successful trials at larger sizes, smallest first.
+    alternatives: tuple[tuple[int, int, int], ...] = ()
+
+
+def succeeded(t: Trial) -> bool:
+    """The trial learned something: above chance for classification, a positive score otherwise."""
+    ds = DATASETS.get(t.dataset)
+    chance = 1.0 / ds.classes if ds is not None and t.task == PREFERRED_TASK else 0.0
+    return t.accuracy > chance
 
 
 class LemurTree:
@@ -208,6 +229,7 @@ class LemurTree:
         self.warn = warn
         self._index: dict[str, list[tuple[Path, str, str, str]]] | None = None
         self._transforms: dict[str, list | str] = {}
+        self._tree_sizes: tuple[tuple[int, int, int], ...] | None = None
 
     def model_files(self) -> list[Path]:
         return sorted(p for p in self.nn_dir.glob("*.py") if not p.name.startswith("_"))
@@ -234,21 +256,86 @@ class LemurTree:
             self._transforms[transform] = parse_transform(path) if path.is_file() else f"no file {path.name}"
         return apply_transform(self._transforms[transform], ds)
 
+    def family_sizes(self, nn: str, channels: int, hw: tuple[int, int]) -> tuple[tuple[int, int, int], ...]:
+        """For a model without trials: the larger image-classification sizes that the successful trials
+        of its family (the same name without the trailing hash or number) used, smallest first; if the
+        family has none, the next larger size any model of the tree learned at."""
+        family = _FAMILY_SUFFIX.sub("", nn)
+        members = [p.stem for p in self.model_files() if p.stem != nn and _FAMILY_SUFFIX.sub("", p.stem) == family]
+        sizes = self._sizes(members, channels, hw)
+        if not sizes:
+            if self._tree_sizes is None:
+                self._tree_sizes = self._sizes([p.stem for p in self.model_files()], channels, (0, 0))
+            sizes = tuple(s for s in self._tree_sizes if s[1] * s[2] > hw[0] * hw[1])[:1]
+        return sizes
+
+    def _sizes(self, names: list[str], channels: int, hw: tuple[int, int]) -> tuple[tuple[int, int, int], ...]:
+        sizes = set()
+        for name in names:
+            for t in self.trials(name):
+                if t.task == PREFERRED_TASK and t.dataset in DATASETS and succeeded(t):
+                    g = self.geometry(t.values.get("transform"), t.dataset)
+                    if g.hw is not None and g.channels == channels and g.hw[0] * g.hw[1] > hw[0] * hw[1]:
+                        sizes.add((channels, *g.hw))
+        return tuple(sorted(sizes, key=lambda s: (s[1] * s[2], s)))
+
     def choose(self, nn: str, dataset: str | None = None) -> Choice | None:
-        """The most mobile-friendly recorded config. Ranked by: image classification first, known dataset,
-        smallest known input area (H*W), dataset order of DATASETS, best accuracy, then lowest epoch,
-        transform and uid so that the pick is deterministic."""
-        ranked = []
+        """The trial whose configuration is converted: the input size comes from the model's own
+        successful trials, not from the smallest size any trial used (a mutation that failed at 32x32
+        says nothing about the model). Ranked by: image classification first, known dataset and size,
+        trial succeeded, dataset order of DATASETS, best accuracy, then lowest epoch, transform and uid
+        so that the pick is deterministic."""
+        rows = []
         for t in self.trials(nn):
             if dataset is not None and t.dataset != dataset:
                 continue
-            known = t.dataset in DATASETS
-            geo = self.geometry(t.values.get("transform"), t.dataset) if known else Geometry(None, 3, "unknown dataset")
-            area = geo.hw[0] * geo.hw[1] if geo.hw else math.inf
-            key = (t.task != PREFERRED_TASK, not known, area, _DATASET_RANK.get(t.dataset, 99), -t.accuracy, t.epoch,
+            text = t.task in TEXT_TASKS
+            known = t.dataset in DATASETS or text
+            if text:
+                geo = Geometry(None, 0, "token ids")
+            elif t.dataset in DATASETS:
+                geo = self.geometry(t.values.get("transform"), t.dataset)
+            else:
+                geo = Geometry(None, 3, "unknown dataset")
+            key = (t.task != PREFERRED_TASK, not known, geo.hw is None and not text, not succeeded(t),
+                   _DATASET_RANK.get(t.dataset, 99), -t.accuracy, t.epoch,
                    str(t.values.get("transform")), str(t.values.get("uid")))
-            ranked.append((key, t, geo))
-        if not ranked:
+            rows.append((key, t, geo))
+        if not rows:
             return None
-        ranked.sort(key=lambda r: r[0])
-        return Choice(ranked[0][1], ranked[0][2], len(ranked))
+        rows.sort(key=lambda r: r[0])
+        best, geo = _most_common_size(rows)
+        return Choice(best, geo, len(rows), _alternatives(best, geo, rows))
+
+
+def _group(best: Trial, rows, channels: int):
+    """The rows of best's task and dataset with a known size, successful ones if best succeeded."""
+    return [(t, g) for _, t, g in rows
+            if t.task == best.task and t.dataset == best.dataset and g.hw is not None
+            and g.channels == channels and (succeeded(t) or not succeeded(best))]
+
+
+def _most_common_size(rows) -> tuple[Trial, Geometry]:
+    """Among the first-ranked trial's task and dataset: the size its successful trials used most
+    (ties: the one with the best accuracy), and the best trial at that size."""
+    _, first, geo = rows[0]
+    group = _group(first, rows, geo.channels)
+    if geo.hw is None or not group:
+        return first, geo
+    counts: dict[tuple[int, int], int] = {}
+    for _, g in group:
+        counts[g.hw] = counts.get(g.hw, 0) + 1
+    # rows are sorted by accuracy within the group, so the first trial at a size is its best
+    best_at: dict[tuple[int, int], tuple[Trial, Geometry]] = {}
+    for t, g in group:
+        best_at.setdefault(g.hw, (t, g))
+    hw = min(counts, key=lambda s: (-counts[s], -best_at[s][0].accuracy, s[0] * s[1]))
+    return best_at[hw]
+
+
+def _alternatives(best: Trial, geo: Geometry, rows) -> tuple[tuple[int, int, int], ...]:
+    if geo.hw is None:
+        return ()
+    area = geo.hw[0] * geo.hw[1]
+    sizes = {(g.channels, *g.hw) for _, g in _group(best, rows, geo.channels) if g.hw[0] * g.hw[1] > area}
+    return tuple(sorted(sizes, key=lambda s: (s[1] * s[2], s)))

@@ -170,22 +170,24 @@ def _tree_spec(tree: lemur.LemurTree, mf: lemur.ModelFile, shape, num_classes, d
     if choice is None:
         prm, defaulted = lemur.fill_prm(mf.hyperparameters, {})
         where = f"no {dataset} trials" if dataset else "no trials"
+        family = () if shape else tree.family_sizes(mf.path.stem, DEFAULT_IN_SHAPE[1], DEFAULT_IN_SHAPE[2:])
         return ModelSpec(
             **common, in_shape=shape or DEFAULT_IN_SHAPE, out_shape=(num_classes or DEFAULT_NUM_CLASSES,), prm=prm,
             origin=f"lemur: {where}, defaults used; {_defaulted_note(mf, defaulted)}",
+            alt_in_shapes=tuple((1, *a) for a in family),
         )
     t, geo = choice.trial, choice.geometry
     transform = t.values.get("transform")
     notes = [
         f"lemur trial {t.values.get('uid')} ({t.task}/{t.dataset}, transform {transform}, epoch {t.epoch}, "
-        f"accuracy {t.values.get('accuracy')}), first of {choice.candidates} trials by task, smallest input, "
-        "dataset, accuracy",
+        f"accuracy {t.values.get('accuracy')}), first of {choice.candidates} trials by task, known size, "
+        "success, dataset, accuracy",
     ]
     ds = lemur.DATASETS.get(t.dataset)
-    if ds is None:
+    if ds is None and t.task not in lemur.TEXT_TASKS:
         notes.append(f"unknown dataset {t.dataset}: {geo.channels} channels, {DEFAULT_NUM_CLASSES} classes assumed")
     hw = geo.hw or DEFAULT_IN_SHAPE[2:]
-    if geo.hw is None:
+    if geo.hw is None and t.task not in lemur.TEXT_TASKS:
         notes.append(f"input size unknown ({geo.note}), used {hw[0]}x{hw[1]}")
     if shape is not None:
         notes.append("in_shape given by the user")
@@ -194,11 +196,29 @@ def _tree_spec(tree: lemur.LemurTree, mf: lemur.ModelFile, shape, num_classes, d
     extra = tuple(k for k in t.values if k not in lemur.TRIAL_RESULT_KEYS)
     prm, defaulted = lemur.fill_prm(mf.hyperparameters, {"epoch": t.epoch, **t.values}, extra)
     notes.append(_defaulted_note(mf, defaulted))
+    in_shape, out_shape = _task_shapes(t, geo, hw, ds, notes)
+    alternatives = () if shape is not None else tuple((1, *a) for a in choice.alternatives)
     return ModelSpec(
-        **common, in_shape=tuple(shape or (1, geo.channels, *hw)),
-        out_shape=(num_classes or (ds.classes if ds else DEFAULT_NUM_CLASSES),), prm=prm, task=t.task,
-        dataset=t.dataset, transform=transform if isinstance(transform, str) else None, origin="; ".join(notes),
+        **common, in_shape=tuple(shape or in_shape), out_shape=(num_classes,) if num_classes else out_shape,
+        prm=prm, task=t.task, dataset=t.dataset, transform=transform if isinstance(transform, str) else None,
+        origin="; ".join(notes), alt_in_shapes=alternatives,
     )
+
+
+def _task_shapes(t: lemur.Trial, geo, hw, ds, notes: list[str]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """in_shape and out_shape as LEMUR's loader for the trial's task would pass them to Net."""
+    from nnlite_tui.core.task_inputs import TEXT_TOKENS  # torch-free module
+
+    image = (1, geo.channels, *hw)
+    if t.task in ("img-captioning", *lemur.TEXT_TASKS):
+        vocab = t.values.get("vocab_size")
+        if not (isinstance(vocab, int) and vocab > 1):
+            vocab = lemur.VOCAB.get(t.dataset, lemur.DEFAULT_VOCAB)
+            notes.append(f"vocabulary of {vocab} tokens assumed for {t.dataset} (not recorded in the trial)")
+        return (image if t.task == "img-captioning" else (1, TEXT_TOKENS)), (vocab,)
+    if t.task in ("txt-image", "text-to-image"):
+        return (1, TEXT_TOKENS), (3, *hw)
+    return image, ((ds.classes if ds else DEFAULT_NUM_CLASSES),)
 
 
 def _factory(source: str, shape, num_classes) -> ModelSpec:

@@ -31,11 +31,14 @@ class ModelSpec:
     dataset: str | None = None
     transform: str | None = None
     origin: str = ""  # how shapes/prm were chosen, for the report
+    # Other input shapes the model's own trials used, in retry order (tried once on "output too small").
+    alt_in_shapes: tuple[tuple[int, ...], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["in_shape"] = list(self.in_shape)
         d["out_shape"] = list(self.out_shape)
+        d["alt_in_shapes"] = [list(s) for s in self.alt_in_shapes]
         return d
 
     @classmethod
@@ -43,6 +46,7 @@ class ModelSpec:
         d = dict(d)
         d["in_shape"] = tuple(d["in_shape"])
         d["out_shape"] = tuple(d["out_shape"])
+        d["alt_in_shapes"] = tuple(tuple(s) for s in d.get("alt_in_shapes") or ())
         return cls(**d)
 
     def key(self) -> str:

@@ -53,12 +53,14 @@ def test_tree_root_is_detected_and_every_model_found(tree):
     assert all(len(s.sha256) == 64 for s in specs)
 
 
-def test_smallest_input_then_dataset_then_best_accuracy(tree):
+def test_dataset_then_most_common_size_then_best_accuracy(tree):
     s = by_name(discover([str(tree)]))[GA128]
-    # ga-128 has no 28x28 trial; at 32x32 cifar-10 ranks first among datasets, and its best trial is
+    # cifar-10 ranks first among ga-128's datasets; its trials used 32x32 most, and the best of those is
     # norm_flip uid 5e05326b..., accuracy 0.6843 after 5 epochs (5.json).
     assert (s.task, s.dataset, s.transform) == ("img-classification", "cifar-10", "norm_flip")
     assert s.in_shape == (1, 3, 32, 32) and s.out_shape == (10,)
+    # the larger sizes its cifar-10 trials also used, for a retry on "output size too small"
+    assert s.alt_in_shapes == ((1, 3, 64, 64), (1, 3, 128, 128), (1, 3, 256, 256), (1, 3, 299, 299))
     assert s.prm == {
         "batch": 4, "dropout": 0.14766258799565024, "lr": 0.007156970559769167,
         "momentum": 0.643812857605922, "transform": "norm_flip",
@@ -68,31 +70,34 @@ def test_smallest_input_then_dataset_then_best_accuracy(tree):
 
 def test_dataset_option_restricts_trials(tree):
     (s,) = discover([str(tree)], dataset="mnist", include=[GA128])
-    # mnist/echo_32 uid 50c3cfb9..., accuracy 0.9882 after 4 epochs (4.json): Resize((32,32)), 1 channel.
-    assert (s.dataset, s.transform, s.in_shape, s.out_shape) == ("mnist", "echo_32", (1, 1, 32, 32), (10,))
-    assert s.prm["dropout"] == 0.31549542062703445 and s.prm["lr"] == 0.00910179455521117
-    assert "50c3cfb921862b95b574ab830d54ba96" in s.origin and "epoch 4" in s.origin
+    # ga-128's mnist trials used 512x512 most; the best there is norm_512 uid 5959eb31..., accuracy
+    # 0.991 after 5 epochs (5.json): Resize(512), CenterCrop(512), 1 channel.
+    assert (s.dataset, s.transform, s.in_shape, s.out_shape) == ("mnist", "norm_512", (1, 1, 512, 512), (10,))
+    assert s.prm["dropout"] == 0.3320014577160769 and s.prm["lr"] == 0.02397780533107967
+    assert "5959eb317e68e9d3574071cbcf5db838" in s.origin and "epoch 5" in s.origin
     (fallback,) = discover([str(tree)], dataset="places365", include=[GA56])
     assert "no places365 trials" in fallback.origin and fallback.in_shape == (1, 3, 32, 32)
 
 
-def test_norm_alone_means_native_mnist_size(tree):
+def test_size_from_the_trials_not_the_smallest_one(tree):
     s = by_name(discover([str(tree)]))[GA56]
-    assert (s.dataset, s.transform, s.in_shape, s.out_shape) == ("mnist", "norm", (1, 1, 28, 28), (10,))
-    assert s.prm["lr"] == 0.046212044643046825 and s.prm["momentum"] == 0.9028562929191828
+    # ga-56 also ran at 28x28 (mnist, norm) once, but its cifar-10 trials used 299x299 most.
+    assert (s.dataset, s.transform, s.in_shape, s.out_shape) == ("cifar-10", "norm_299_flip", (1, 3, 299, 299), (10,))
+    assert s.prm["lr"] == 0.13428770380323557 and s.alt_in_shapes == ()
 
 
 def test_complex_input_transform_is_not_picked(tree):
-    # complex_32 has the best accuracy (0.6224) but feeds complex64 tensors; norm_flip (32x32) wins.
+    # complex_32 has the best accuracy (0.6224) but feeds complex64 tensors; of the sizes known,
+    # 64x64 is the most used (norm_64_flip, 5 trials).
     s = by_name(discover([str(tree)]))[FRACTAL]
-    assert (s.dataset, s.transform, s.in_shape) == ("cifar-10", "norm_flip", (1, 3, 32, 32))
-    assert s.prm["lr"] == 0.01 and s.prm["dropout"] == 0.2
+    assert (s.dataset, s.transform, s.in_shape) == ("cifar-10", "norm_64_flip", (1, 3, 64, 64))
+    assert s.prm["lr"] == 0.007333246537738807 and s.prm["dropout"] == 0.24232811019388945
 
 
 def test_class_counts_and_resize_crop_sizes(tree):
     specs = by_name(discover([str(tree)]))
     c100 = specs[ALT_C100]
-    assert (c100.dataset, c100.out_shape, c100.in_shape) == ("cifar-100", (100,), (1, 3, 32, 32))
+    assert (c100.dataset, c100.out_shape, c100.in_shape) == ("cifar-100", (100,), (1, 3, 256, 256))
     alt = specs[ALT_DICT_HP]  # its only trial: imagenette, norm_64_flip = Resize(64) + CenterCrop(64)
     assert (alt.dataset, alt.transform, alt.in_shape, alt.out_shape) == ("imagenette", "norm_64_flip", (1, 3, 64, 64), (10,))
     celeba = by_name(discover([str(tree)], dataset="celeba-gender", include=[GA128]))[GA128]
@@ -115,6 +120,9 @@ def test_model_without_trials_uses_defaults_and_says_so(tree):
     assert s.in_shape == (1, 3, 32, 32) and s.out_shape == (10,) and s.dataset is None
     assert s.prm == {"dropout": 0.2, "lr": 0.01, "momentum": 0.9}
     assert "no trials" in s.origin and "prm defaulted: dropout, lr, momentum" in s.origin
+    # no trials of its own or of its family: the next size other models of the tree learned at, for a
+    # retry on "output size too small"
+    assert s.alt_in_shapes == ((1, 3, 64, 64),)
 
 
 def test_trial_quirks_missing_key_and_broken_json(own_tree):
@@ -140,7 +148,7 @@ def test_other_tasks_and_unknown_datasets_rank_last(own_tree):
         (stat / name).mkdir()
         (stat / name / "1.json").write_text(json.dumps([trial]))
     specs = by_name(discover([str(own_tree)]))
-    assert specs[GA56].prm["lr"] == 0.046212044643046825  # still the mnist/norm img-classification trial
+    assert specs[GA56].prm["lr"] == 0.13428770380323557  # still the cifar-10 img-classification trial
     s = specs[NO_TRIALS]
     assert (s.dataset, s.in_shape, s.out_shape, s.prm["lr"]) == ("tiny-data", (1, 3, 32, 32), (10,), 0.5)
     assert "unknown dataset tiny-data" in s.origin and "input size unknown" in s.origin
@@ -148,7 +156,8 @@ def test_other_tasks_and_unknown_datasets_rank_last(own_tree):
 
 def test_user_shape_overrides_trials(tree):
     s = by_name(discover([str(tree)], in_shape=(1, 3, 64, 64), num_classes=5))[GA56]
-    assert s.in_shape == (1, 3, 64, 64) and s.out_shape == (5,) and s.dataset == "mnist"
+    assert s.in_shape == (1, 3, 64, 64) and s.out_shape == (5,) and s.dataset == "cifar-10"
+    assert s.alt_in_shapes == ()
     assert "in_shape given by the user" in s.origin
 
 
@@ -164,12 +173,12 @@ def test_syntax_error_in_tree_does_not_stop_discovery(own_tree):
 
 def test_single_file_inside_a_tree_uses_its_trials(tree):
     (s,) = discover([str(tree / "ab" / "nn" / "nn" / f"{GA56}.py")])
-    assert (s.name, s.dataset, s.in_shape) == (GA56, "mnist", (1, 1, 28, 28))
+    assert (s.name, s.dataset, s.in_shape) == (GA56, "cifar-10", (1, 3, 299, 299))
 
 
 def test_nn_directory_of_a_tree_uses_its_trials(tree):
     specs = by_name(discover([str(tree / "ab" / "nn" / "nn")]))
-    assert sorted(specs) == sorted(ALL) and specs[GA56].dataset == "mnist"
+    assert sorted(specs) == sorted(ALL) and specs[GA56].dataset == "cifar-10"
 
 
 @pytest.mark.parametrize(
