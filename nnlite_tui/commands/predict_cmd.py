@@ -14,8 +14,9 @@ from pathlib import Path
 
 import click
 
-from nnlite_tui.commands.options import ExitCode, convert_options, convert_options_from, discover_or_exit, \
+from nnlite_tui.commands.options import convert_options, convert_options_from, discover_or_exit, \
     source_options
+from nnlite_tui.exit_codes import ExitCode
 
 
 @click.command(epilog="Exit codes: 0 predicted, 2 usage error (no usable profile), 5 no model found.")

@@ -11,6 +11,9 @@ from nnlite_tui.core.bench import BenchSettings
 from nnlite_tui.core.convert import ConvertOptions
 
 
+DEFAULT_BENCH = asdict(BenchSettings())
+
+
 class ConfigMismatch(ValueError):
     """A resumed run was given settings that would make its reports incomparable."""
 
@@ -79,8 +82,8 @@ def check_resume(stored: dict[str, Any] | None, cfg: RunConfig) -> list[str]:
         if key == "bench":
             stored_bench = old.get("bench") or {}
             for k in sorted(set(stored_bench) | set(new["bench"])):
-                if k not in stored_bench:
-                    continue  # a setting newer than the run: its reports record the value they used
+                if k not in stored_bench and new["bench"].get(k) == DEFAULT_BENCH.get(k):
+                    continue  # a setting newer than the run, left at its default: the reports record it
                 a, b = stored_bench.get(k), new["bench"].get(k)
                 if a != b:
                     diffs.append(f"--{k.replace('_', '-')}: stored {a!r}, given {b!r}")
