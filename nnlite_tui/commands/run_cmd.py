@@ -75,7 +75,7 @@ def run(**kw) -> None:
                     max_params=kw["max_params"], max_attempts=kw["max_attempts"], cooldown_s=kw["cooldown_s"],
                     cooldown_temp=kw["cooldown_temp"], distribute=kw["distribute"], retry_failed=kw["retry_failed"],
                     force_config=kw["force_config"], isolation=kw["isolation"], allow_reexec=headless,
-                    apk=kw["apk"])
+                    apk=kw["apk"], precisions=tuple(kw["precision"]))
     try:
         pipeline = build_pipeline(cfg, specs)
     except (ConfigMismatch, DeviceSpecError) as exc:

@@ -38,6 +38,8 @@ class RunConfig:
     force_config: bool = False
     allow_reexec: bool = False  # last-resort recovery: re-exec the process (headless CLI only)
     apk: str | None = None
+    # Not a result setting: a resumed run may ask for more precisions; each is its own unit.
+    precisions: tuple[str, ...] = ("fp32",)
 
     def result_settings(self) -> dict[str, Any]:
         """Settings that change what a report measures; a resumed run must keep them."""
@@ -58,6 +60,7 @@ class RunConfig:
             "max_params": self.max_params,
             "max_attempts": self.max_attempts,
             "distribute": self.distribute,
+            "precisions": list(self.precisions),
             "result_settings": self.result_settings(),
         }
 

@@ -33,7 +33,8 @@ from nnlite_tui.core.spec import ModelSpec
 # Bump when the worker's output for the same inputs changes (invalidates the cache).
 CONVERT_FORMAT = 3  # 3: validated on two inputs, with validation.strength
 # Stages whose failure is a property of the model, not of the machine: cached, never retried in a loop.
-DETERMINISTIC_STAGES = ("import", "instantiate", "export", "lower", "serialize", "validate", "filtered")
+DETERMINISTIC_STAGES = ("import", "instantiate", "export", "lower", "serialize", "validate", "filtered",
+                        "calibrate", "quantize")
 TRANSIENT_STAGES = ("timeout", "out-of-memory", "crash")
 
 
@@ -67,6 +68,9 @@ class ConvertOptions:
     use_cache: bool = True
     start_timeout_s: float = 180.0
     max_params: int | None = None
+    # Full int8 (core/precision.py): synthetic representative inputs, or a directory of .npy/.npz arrays.
+    calibration_samples: int = 32
+    calibration_dir: Path | None = None
 
     def worker_count(self, n_models: int | None = None) -> int:
         if self.workers > 0:
@@ -343,6 +347,10 @@ class Converter:
     def convert(self, spec: ModelSpec, dest: Path, log_path: Path | None = None,
                 cancel: threading.Event | None = None) -> dict[str, Any]:
         """Convert (or take from cache) one model to `dest`; returns the result dict."""
+        if spec.precision != "fp32":  # derived from the fp32 .tflite
+            from nnlite_tui.core.precision import derive_variant
+
+            return derive_variant(self, spec, dest, log_path, cancel)
         key = self.key(spec)
         meta_path, cached_tflite = self.cache.paths(key)
         if self.options.use_cache:
@@ -373,6 +381,38 @@ class Converter:
             _place(cached_tflite, dest)
             result["tflite_path"] = str(dest)
         return {**result, "cached": False, "key": key, "model": spec.name}
+
+    def cached_job(self, key: str, job: dict[str, Any], dest: Path, log_path: Path | None = None,
+                   cancel: threading.Event | None = None) -> dict[str, Any]:
+        """A worker job whose result is cached under `key` (a derived precision's, see core/precision.py):
+        taken from the cache, or run on a borrowed worker with out_path = the cache's .tflite, then
+        placed at dest. Returns the result with cached and key set."""
+        _, cached_tflite = self.cache.paths(key)
+        if self.options.use_cache:
+            hit = self.cache.get(key)
+            if hit is not None:
+                if hit.get("ok"):
+                    _place(cached_tflite, dest)
+                    hit["tflite_path"] = str(dest)
+                if log_path:
+                    with open(log_path, "a") as f:
+                        f.write(f"[nnlite] cached result {key[:16]} ({hit.get('stage')})\n")
+                return {**hit, "cached": True, "key": key}
+        cached_tflite.parent.mkdir(parents=True, exist_ok=True)
+        worker = self._idle.get()
+        try:
+            try:
+                result = worker.run({**job, "out_path": str(cached_tflite)}, cancel)
+            except RuntimeError as exc:
+                result = _failure("crash", "WorkerStart", str(exc))
+        finally:
+            self._idle.put(worker)
+        if self.options.use_cache and (result.get("ok") or result.get("stage") in DETERMINISTIC_STAGES):
+            self.cache.put(key, {k: v for k, v in result.items() if k != "tflite_path"})
+        if result.get("ok"):
+            _place(cached_tflite, dest)
+            result["tflite_path"] = str(dest)
+        return {**result, "cached": False, "key": key}
 
     def convert_many(self, specs: list[ModelSpec], out_dir: Path, log_dir: Path | None = None,
                      on_result: Callable[[ModelSpec, dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
@@ -469,3 +509,6 @@ def _place(src: Path, dest: Path) -> None:
     except OSError:
         shutil.copyfile(src, tmp)  # another filesystem, or links not allowed
     os.replace(tmp, dest)
+    # rename() does nothing when tmp and dest are already links to one file (the same cached
+    # conversion placed twice, as a derived precision does with its fp32 file): tmp is then left.
+    tmp.unlink(missing_ok=True)

@@ -40,7 +40,7 @@ def build_pipeline(cfg: RunConfig, specs: list[ModelSpec] | None = None) -> Pipe
 
     if specs is None:
         specs = discover(cfg.sources, in_shape=cfg.in_shape, num_classes=cfg.num_classes, include=cfg.include,
-                         exclude=cfg.exclude, limit=cfg.limit)
+                         exclude=cfg.exclude, limit=cfg.limit, precisions=cfg.precisions)
     devices = resolve_devices(cfg.devices, cfg)
     store = open_run(cfg, specs)
     run_dir = Path(cfg.out)
