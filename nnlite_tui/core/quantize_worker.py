@@ -159,7 +159,7 @@ def derive(job: dict[str, Any], worker: ModuleType) -> dict[str, Any]:
     if q.need_calibration:
         settings = job.get("calibration") or {}
         try:
-            samples, calibration = calibration_samples(tuple(example_args[0].shape), int(settings.get("samples", 32)),
+            samples, calibration = calibration_samples(tuple(example_args[0].shape), int(settings.get("samples") or 32),
                                                        settings.get("dir"))
             data = _signature_data(job["fp32_path"], samples, nhwc)
             calibration_result = q.calibrate(data, num_threads=1)

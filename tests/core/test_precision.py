@@ -179,3 +179,28 @@ def test_a_wrongly_scaled_int8_input_is_caught_against_fp32(precision_run):
 
     assert rel(right) < 0.2
     assert rel(wrong) > 3 * rel(right)
+
+
+def test_int8_calibrates_on_a_directory_of_arrays_and_a_misfit_array_fails_naming_its_file(tmp_path, good_models):
+    from nnlite_tui.core.convert import Converter
+
+    good, bad = tmp_path / "calib", tmp_path / "calib-bad"
+    good.mkdir()
+    bad.mkdir()
+    rng = np.random.default_rng(3)
+    np.savez(good / "batch.npz", a=rng.standard_normal((3, 3, 32, 32)).astype(np.float32))
+    np.save(good / "one.npy", rng.standard_normal((1, 3, 32, 32)).astype(np.float32))
+    np.save(bad / "wrong.npy", np.zeros((1, 32, 32, 3), np.float32))
+    unit = discover([str(good_models / "tiny_conv.py")], precisions=("int8",))[0]
+    results = {}
+    for label, directory in (("good", good), ("bad", bad)):
+        with Converter(ConvertOptions(workers=1, timeout_s=120, calibration_dir=directory), n_workers=1) as conv:
+            results[label] = conv.convert(unit, tmp_path / label / "tiny_conv@int8.tflite")
+    ok = results["good"]
+    assert ok["ok"], ok
+    calibration = ok["accuracy"]["calibration"]
+    assert calibration["source"] == "directory" and calibration["samples"] == 4
+    assert calibration["files"] == ["batch.npz", "one.npy"]
+    failed = results["bad"]
+    assert not failed["ok"] and failed["stage"] == "calibrate"
+    assert "wrong.npy" in failed["error_message"] and "[1, 32, 32, 3]" in failed["error_message"]
