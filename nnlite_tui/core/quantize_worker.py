@@ -185,17 +185,34 @@ def derive(job: dict[str, Any], worker: ModuleType) -> dict[str, Any]:
         raise DeriveError("validate", exc) from exc
     timings["validate_s"] = time.perf_counter() - t0
     block = accuracy_block(precision, f"{ROUTE}: {RECIPES[precision]}", calibration, cost)
+    route, recipe_name = ROUTE, RECIPES[precision]
+    if precision == "int8" and block["verdict"] == "degraded" and job.get("pt2e", True):
+        t0 = time.perf_counter()
+        target = worker._nhwc_wrapper(model) if nhwc else model
+        calibration_fed = [s.transpose(0, 2, 3, 1).copy() if nhwc else s for s in samples]
+        alternative, error = _try_pt2e(target, fed[0], calibration_fed, out_path + ".pt2e", references, fed,
+                                       calibration)
+        timings["pt2e_s"] = time.perf_counter() - t0
+        if alternative is not None and _better(alternative[0], block):
+            rejected = _summary(block)
+            block, cost, io = alternative
+            os.replace(out_path + ".pt2e", out_path)
+            route, recipe_name = "pt2e", block["route"].split(": ", 1)[1]
+            block["alternatives"] = [rejected]
+        else:
+            Path(out_path + ".pt2e").unlink(missing_ok=True)
+            block["alternatives"] = [_summary(alternative[0]) if alternative else {"route": "pt2e", "error": error}]
     fp32_bytes = os.path.getsize(job["fp32_path"])
     size = os.path.getsize(out_path)
     return {
         "ok": True, "stage": "done", "tflite_path": out_path, "tflite_bytes": size,
         "tflite_sha256": sha256_file(out_path), "params": int(sum(p.numel() for p in model.parameters())),
         "layout": job.get("layout"), "input_shape": [int(d) for d in example_args[0].shape],
-        "max_abs_diff": cost.max_abs_err, "timings": timings, "converter": ROUTE,
+        "max_abs_diff": cost.max_abs_err, "timings": timings, "converter": route,
         "converter_version": _version("ai-edge-quantizer"), "torch_version": str(torch.__version__),
         "validation": {"inputs": len(checks), "strength": "accuracy", "input_sensitivity": None},
         "precision": precision, "accuracy": block,
-        "quantization": {"route": ROUTE, "recipe": RECIPES[precision], "fp32_tflite_bytes": fp32_bytes,
+        "quantization": {"route": route, "recipe": recipe_name, "fp32_tflite_bytes": fp32_bytes,
                          "size_ratio": round(size / fp32_bytes, 4) if fp32_bytes else None,
                          "fp32_tflite_sha256": sha256_file(job["fp32_path"]),
                          "input_quantization": io["input_quantization"], "output_dtypes": io["output_dtypes"]},
@@ -224,6 +241,41 @@ def handle_derive(job: dict[str, Any], worker: ModuleType) -> dict[str, Any]:
             result = worker._error_fields("out-of-memory", exc)
     result["seconds"] = time.perf_counter() - t0
     return result
+
+
+def _try_pt2e(target, sample_fed, calibration_fed: list, alt_path: str, references: list, fed: list,
+              calibration: dict[str, Any] | None):
+    """((accuracy block, cost, io), None) for the PT2E route written to alt_path, or (None, why it
+    failed) for the report. The caller decides which file stays."""
+    import sys
+    import traceback
+
+    from nnlite_tui.core.accuracy import accuracy_block, measure
+    from nnlite_tui.core.pt2e_route import RECIPE, convert_pt2e_int8
+
+    try:
+        convert_pt2e_int8(target, sample_fed, calibration_fed, alt_path)
+        outputs, io = _run(alt_path, fed)
+        cost = measure(references, outputs)
+    except Exception as exc:  # any failure of the second route leaves the first route's result standing
+        print(f"[nnlite] pt2e route failed: {exc}", file=sys.stderr)
+        traceback.print_exception(exc)
+        Path(alt_path).unlink(missing_ok=True)
+        return None, f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"[:300]
+    block = accuracy_block("int8", f"pt2e: {RECIPE}", calibration, cost)
+    return (block, cost, io), None
+
+
+def _better(candidate: dict[str, Any], current: dict[str, Any]) -> bool:
+    """Within tolerance beats beyond it; otherwise the smaller relative error wins."""
+    if (candidate["verdict"] == "ok") != (current["verdict"] == "ok"):
+        return candidate["verdict"] == "ok"
+    return candidate["max_abs_err_rel"] < current["max_abs_err_rel"]
+
+
+def _summary(block: dict[str, Any]) -> dict[str, Any]:
+    return {k: block.get(k) for k in ("route", "top1_agreement", "max_abs_err_rel", "mean_abs_err_rel", "cosine",
+                                      "verdict")}
 
 
 def _signature_data(fp32_path: str, samples: list, nhwc: bool) -> dict[str, list[dict[str, Any]]]:

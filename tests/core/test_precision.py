@@ -204,3 +204,13 @@ def test_int8_calibrates_on_a_directory_of_arrays_and_a_misfit_array_fails_namin
     failed = results["bad"]
     assert not failed["ok"] and failed["stage"] == "calibrate"
     assert "wrong.npy" in failed["error_message"] and "[1, 32, 32, 3]" in failed["error_message"]
+
+
+def test_the_int8_route_kept_is_the_one_within_tolerance_else_the_more_accurate():
+    from nnlite_tui.core.quantize_worker import _better
+
+    recipe = {"verdict": "degraded", "max_abs_err_rel": 0.26}
+    assert _better({"verdict": "ok", "max_abs_err_rel": 0.04}, recipe)
+    assert _better({"verdict": "degraded", "max_abs_err_rel": 0.21}, recipe)
+    assert not _better({"verdict": "degraded", "max_abs_err_rel": 0.3}, recipe)
+    assert not _better({"verdict": "degraded", "max_abs_err_rel": 0.01}, {"verdict": "ok", "max_abs_err_rel": 0.1})
