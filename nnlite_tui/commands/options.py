@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 import click
@@ -60,6 +61,9 @@ def convert_options(fn: Callable) -> Callable:
         click.option("--cache-dir", type=click.Path(file_okay=False), help="Conversion cache "
                      "(default $NNLITE_CACHE_DIR or ~/.cache/nnlite/convert)."),
         click.option("--no-cache", is_flag=True, help="Convert again even when a cached result exists."),
+        click.option("--cache-max-gb", type=click.FloatRange(min=0), default=None, help="Size cap of the conversion "
+                     "cache; least recently used entries go (default $NNLITE_CACHE_MAX_GB, else min(20 GB, 25% "
+                     "of the free space at first use))."),
         click.option("--precision", "precision", default="fp32", show_default=True, callback=_parse_precision,
                      help="Precisions, comma-separated: fp32, fp16, dynamic-int8, int8, or all. Each is its own "
                      "unit (<model>@<precision>), derived from the fp32 .tflite."),
@@ -77,11 +81,18 @@ def convert_options_from(kw: dict):
     from pathlib import Path
 
     from nnlite_tui.core.convert import ConvertOptions
+    from nnlite_tui.core.convert_cache_cap import ENV_MAX_GB, parse_max_gb
 
+    if kw.get("cache_max_gb") is None and os.environ.get(ENV_MAX_GB):
+        try:
+            parse_max_gb(os.environ[ENV_MAX_GB])
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
     return ConvertOptions(timeout_s=kw["timeout_s"], mem_cap_mb=kw["mem_cap_mb"], recycle_after=kw["recycle_after"],
                           nhwc=kw["nhwc"], workers=kw["workers"], use_cache=not kw["no_cache"],
                           cache_dir=Path(kw["cache_dir"]) if kw.get("cache_dir") else None,
-                          max_params=kw.get("max_params"), calibration_samples=kw.get("calibration_samples", 32),
+                          max_params=kw.get("max_params"), cache_max_gb=kw.get("cache_max_gb"),
+                          calibration_samples=kw.get("calibration_samples", 32),
                           calibration_dir=_calibration_dir(kw.get("calibration_dir")))
 
 

@@ -25,6 +25,9 @@ from nnlite_tui.core.stats import summarize
 BACKENDS = ("xnnpack", "cpu", "gpu", "nnapi")
 # What LiteRT in Python can run on a host CPU; other requests fall back, and the result says so.
 HOST_BACKENDS = ("xnnpack", "cpu")
+PROFILE_MODES = (None, "xnnpack", "builtin", "both")
+# Settings of the host's own profiled pass; not part of the device protocol (android-app/PROTOCOL.md).
+HOST_ONLY_SETTINGS = ("profile_ops", "profile_runs")
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,9 @@ class BenchSettings:
     warmup_seconds: float = 0.5
     # As benchmark_model's --require_full_delegation: fail when a delegate takes only part of the graph.
     require_full_delegation: bool = False
+    # After the timed runs, a separate profiled pass: "xnnpack", "builtin" or "both" kernel modes.
+    profile_ops: str | None = None
+    profile_runs: int = 20
 
     def __post_init__(self) -> None:
         if self.warmup < 0 or self.runs < 1 or self.min_seconds < 0 or self.threads < 1:
@@ -51,6 +57,8 @@ class BenchSettings:
             raise ValueError(f"max_runs {self.max_runs} below runs {self.runs}")
         if self.backend not in BACKENDS:
             raise ValueError(f"backend {self.backend!r} not one of {BACKENDS}")
+        if self.profile_ops not in PROFILE_MODES:
+            raise ValueError(f"profile_ops {self.profile_ops!r} not one of {PROFILE_MODES}")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -273,8 +281,9 @@ def run_benchmark(model_path: str, settings: BenchSettings) -> dict[str, Any]:
     }
 
 
-def benchmark_result(model_path: str, settings: BenchSettings, run_id: str = "") -> dict[str, Any]:
-    """The protocol's result block for one model, valid or not."""
+def benchmark_result(model_path: str, settings: BenchSettings, run_id: str = "", profile: bool = True) -> dict[str, Any]:
+    """The protocol's result block for one model, valid or not; with `profile` and settings.profile_ops,
+    the profiled pass's ops block too (host_bench runs that pass itself, after saving the timings)."""
     used = settings.backend if settings.backend in HOST_BACKENDS else "xnnpack"
     base: dict[str, Any] = {
         "run_id": run_id,
@@ -296,4 +305,10 @@ def benchmark_result(model_path: str, settings: BenchSettings, run_id: str = "")
     except BenchmarkError as err:
         return {**base, "valid": False, "error_stage": err.stage, "error_type": err.error_type,
                 "error_message": err.message}
-    return {**base, "valid": True, "error_stage": None, "error_type": None, "error_message": None, **measured}
+    result = {**base, "valid": True, "error_stage": None, "error_type": None, "error_message": None, **measured}
+    if profile and settings.profile_ops:
+        # Only now, after the timed runs: the profiled pass never shares time with them.
+        from nnlite_tui.core.predict.profiled_pass import profiled_pass
+
+        result.update(profiled_pass(model_path, settings))
+    return result

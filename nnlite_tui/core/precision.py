@@ -105,10 +105,19 @@ def derive_variant(converter: ConvertsAndCaches, spec: ModelSpec, dest: Path, lo
     Returns a converter result dict for the derived unit; a failed fp32 conversion fails the unit
     at the same stage, so transient faults are retried and deterministic ones are not.
     """
-    from nnlite_tui.core.report import safe_name
-
     base = base_spec(spec)
-    base_result = converter.convert(base, dest.parent / f"{safe_name(base.name)}.tflite", log_path, cancel)
+    # The fp32 file the worker reads: a private copy (a hard link to the cache's), gone afterwards, so
+    # that the fp32 unit's own run-dir file stays under the run's --keep-tflite policy.
+    source = dest.with_name(f"{dest.name}.fp32-source.tflite")
+    try:
+        return _derive(converter, spec, base, source, dest, log_path, cancel)
+    finally:
+        source.unlink(missing_ok=True)
+
+
+def _derive(converter: ConvertsAndCaches, spec: ModelSpec, base: ModelSpec, source: Path, dest: Path,
+            log_path: Path | None, cancel: threading.Event | None) -> dict[str, Any]:
+    base_result = converter.convert(base, source, log_path, cancel)
     common = {"model": spec.name, "precision": spec.precision, "base_key": base_result.get("key"),
               "fp32_cached": bool(base_result.get("cached"))}
     if not base_result.get("ok"):

@@ -29,6 +29,7 @@ PACKAGE = "org.nnlite.bench"
 ACTIVITY = "org.nnlite.bench.BenchActivity"
 COMPONENT = "org.nnlite.bench/.BenchActivity"
 VERSION_NAMES = {1: "0.1.0", 2: "0.2.0"}  # the app release that speaks each protocol
+VERSION_CODES = {1: 1, 2: 2}  # and its versionCode (android-app/app/build.gradle.kts)
 REPORTS_DIR = "/sdcard/Android/data/org.nnlite.bench/files/reports"
 MODELS_DIR = "/data/local/tmp/nnlite"
 TAG = "NNLiteBench"

@@ -54,6 +54,7 @@ class SimConfig:
     root: str | None = None  # sandbox directory; None: a temp dir removed at stop
     app_protocol: int = 2  # 1: the simulated app behaves as the previous app release (protocol 1)
     screen_off: bool = False  # start with the screen off and the keyguard locked (as a phone left alone)
+    with_app: bool = False  # the benchmark app (of app_protocol's release) comes pre-installed
 
 
 class SimDevice(ThreadMode):
@@ -88,6 +89,10 @@ class SimDevice(ThreadMode):
         self._stop: asyncio.Event | None = None
         self._ready = threading.Event()  # set once listening (or failed: then _error is set)
         self._error: BaseException | None = None
+        if cfg.with_app:
+            from nnlite_tui.simdevice.apk import bench_app_apk
+
+            self.pm.preinstall(bench_app_apk(cfg.app_protocol))
 
     @property
     def avd_name(self) -> str:

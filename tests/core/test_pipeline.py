@@ -214,7 +214,7 @@ print(statistics.median(samples))
 
 def test_report_median_agrees_with_an_independent_measurement(tmp_path, good_models):
     out = tmp_path / "run"
-    run(make_cfg(out, [good_models], include=("wide_conv",),
+    run(make_cfg(out, [good_models], include=("wide_conv",), keep_tflite="all",
                  bench=BenchSettings(warmup=20, runs=400, min_seconds=0.5)))
     report = reports(out)["wide_conv"]
     ours = report["benchmark"]["stats"]["median_ns"]

@@ -79,7 +79,7 @@ def precision_run(tmp_path_factory):
     def run(precisions):
         cfg = RunConfig(sources=[str(models)], out=out, bench=FAST,
                         convert=ConvertOptions(workers=1, timeout_s=120, calibration_samples=8),
-                        backoff_s=0.1, cooldown_s=0.1, precisions=precisions)
+                        backoff_s=0.1, cooldown_s=0.1, precisions=precisions, keep_tflite="all")
         pipeline = build_pipeline(cfg)
         rec = RecordingReporter()
         try:
@@ -109,6 +109,7 @@ def test_resuming_with_all_precisions_adds_the_variants_without_redoing_fp32(pre
     _, records = load_snapshot(out)
     assert {r["name"]: r["status"] for r in records} == dict.fromkeys(reports, "done")
     assert first["accuracy"] is None and first["model"]["precision"] == "fp32"
+    assert not list((out / "tflite").glob("*.fp32-source.tflite"))  # the derivations' private fp32 copies
 
 
 def test_every_derived_unit_reports_its_precision_route_and_accuracy_cost(precision_run):

@@ -113,10 +113,11 @@ async def test_detail_screen_shows_report_statistics_and_histogram(tmp_path, mon
         await pilot.press("enter")
         assert isinstance(app.screen, ModelDetailScreen) and app.screen.model == "model_00"
         text = "\n".join(str(w.render()) for w in app.screen.query(".detail-block"))
-        assert "done  try 1  device host" in text
-        assert "input (1, 3, 32, 32)  output [[1, 10]]" in text
-        assert "median=1.030" in text and "p99=1.060" in text
-        assert "converter=litert-torch" in text
+        assert "status done  try 1  device host" in text
+        assert "input (1, 3, 32, 32)  output (1, 10)" in text
+        assert "median 1.03 ms" in text and "p99 1.06 ms" in text
+        assert "converter litert-torch  took 4.20 s  max |diff| 1.00e-06" in text
+        assert "emulator no" in text and "False" not in text
         assert app.screen.query_one(".latency-sparkline").data[:2] == [1.0, 1.01]
         await pilot.press("escape")
         assert not isinstance(app.screen, ModelDetailScreen)
