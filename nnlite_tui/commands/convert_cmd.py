@@ -64,7 +64,7 @@ def _show(result: dict, n: int, total: int, started: float, tty: bool) -> None:
         strength = (result.get("validation") or {}).get("strength", "")
         line = f"converted {name}  max|diff| {result.get('max_abs_diff', 0):.2e}" + \
             (f"  (check {strength})" if strength.startswith("weak") else "") + \
-            ("  (cached)" if result.get("cached") else "")
+            ("  (cached)" if result.get("cached") else "") + _accuracy(result.get("accuracy"))
     else:
         line = f"FAILED    {name}  {result.get('stage')}: {result.get('error_type')}: {result.get('error_message')}"
     elapsed = time.monotonic() - started
@@ -76,6 +76,15 @@ def _show(result: dict, n: int, total: int, started: float, tty: bool) -> None:
         click.echo(f"[{bar}] {n}/{total}  ETA {fmt_duration(eta)}", nl=False)
     else:
         click.echo(f"[{n}/{total}] {line}")
+
+
+def _accuracy(block: dict | None) -> str:
+    """A derived precision's cost against PyTorch fp32, in one line."""
+    if not block:
+        return ""
+    top1 = block.get("top1_agreement")
+    return (f"  top-1 {'-' if top1 is None else f'{top1:.2f}'}  cos {block.get('cosine', 0):.5f}  "
+            f"max rel err {block.get('max_abs_err_rel', 0):.2e}  accuracy {block.get('verdict')}")
 
 
 def _table(results: list[dict], seconds: float) -> None:

@@ -65,6 +65,14 @@ def convert_options(fn: Callable) -> Callable:
         click.option("--cache-max-gb", type=click.FloatRange(min=0), default=None, help="Size cap of the conversion "
                      "cache; least recently used entries go (default $NNLITE_CACHE_MAX_GB, else min(20 GB, 25% "
                      "of the free space at first use))."),
+        click.option("--precision", "precision", default="fp32", show_default=True, callback=_parse_precision,
+                     help="Precisions, comma-separated: fp32, fp16, dynamic-int8, int8, or all. Each is its own "
+                     "unit (<model>@<precision>), derived from the fp32 .tflite."),
+        click.option("--calibration-samples", type=click.IntRange(min=1), default=32, show_default=True,
+                     help="int8: synthetic representative inputs (standard normal, the model's input shape)."),
+        click.option("--calibration", "calibration_dir", type=click.Path(file_okay=False),
+                     help="int8: calibrate on the .npy/.npz arrays in this directory (the model's input shape, "
+                     "NCHW, or N of them stacked) instead of synthetic inputs."),
     ]):
         fn = deco(fn)
     return fn
@@ -84,7 +92,33 @@ def convert_options_from(kw: dict):
     return ConvertOptions(timeout_s=kw["timeout_s"], mem_cap_mb=kw["mem_cap_mb"], recycle_after=kw["recycle_after"],
                           nhwc=kw["nhwc"], workers=kw["workers"], use_cache=not kw["no_cache"],
                           cache_dir=Path(kw["cache_dir"]) if kw.get("cache_dir") else None,
-                          max_params=kw.get("max_params"), cache_max_gb=kw.get("cache_max_gb"))
+                          max_params=kw.get("max_params"), cache_max_gb=kw.get("cache_max_gb"),
+                          calibration_samples=kw.get("calibration_samples", 32),
+                          calibration_dir=_calibration_dir(kw.get("calibration_dir")))
+
+
+def _parse_precision(ctx, param, value: str) -> tuple[str, ...]:
+    from nnlite_tui.core.precision import parse_precisions
+
+    try:
+        return parse_precisions(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def _calibration_dir(value: str | None):
+    from pathlib import Path
+
+    from nnlite_tui.core.precision import check_calibration_dir
+
+    if not value:
+        return None
+    path = Path(value).resolve()
+    try:
+        check_calibration_dir(path)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--calibration") from None
+    return path
 
 
 def discover_or_exit(kw: dict):
@@ -93,6 +127,7 @@ def discover_or_exit(kw: dict):
     try:
         return discover(list(kw["sources"]), in_shape=kw.get("in_shape"), num_classes=kw.get("num_classes"),
                         include=kw.get("include") or (), exclude=kw.get("exclude") or (), limit=kw.get("limit"),
+                        precisions=kw.get("precision") or ("fp32",),
                         warn=lambda msg: click.echo(f"warning: {msg}", err=True))
     except SourceError as exc:
         raise click.UsageError(str(exc)) from None

@@ -104,7 +104,8 @@ def run(**kw) -> None:
                     cooldown_temp=kw["cooldown_temp"], distribute=kw["distribute"], retry_failed=kw["retry_failed"],
                     force_config=kw["force_config"], isolation=kw["isolation"], allow_reexec=headless,
                     apk=kw["apk"], keep_tflite=kw["keep_tflite"],
-                    min_free_bytes=None if kw["min_free_gb"] is None else int(kw["min_free_gb"] * 1e9))
+                    min_free_bytes=None if kw["min_free_gb"] is None else int(kw["min_free_gb"] * 1e9),
+                    precisions=tuple(kw["precision"]))
     try:
         pipeline = build_pipeline(cfg, specs, cluster=kw["cluster"])
     except (ConfigMismatch, DeviceSpecError) as exc:

@@ -92,12 +92,21 @@ def _make_interpreter(model_path: str, settings: BenchSettings):
     return Interpreter(model_path=model_path, num_threads=settings.threads, experimental_op_resolver_type=resolver)
 
 
-def make_input(shape, dtype, seed: int):
+def make_input(shape, dtype, seed: int, quantization=None):
+    """The seeded input for one tensor. A quantized integer tensor (`quantization` = the detail's
+    (scale, zero_point) with scale > 0) gets the same standard-normal sample a float tensor gets,
+    quantized with its scale and zero point; an unquantized integer tensor (ids, masks) gets small
+    random integers."""
     import numpy as np
+
+    from nnlite_tui.core.tensor_quant import quantize
 
     rng = np.random.default_rng(seed)
     if np.issubdtype(dtype, np.floating):
         return rng.standard_normal(size=tuple(shape)).astype(dtype)
+    if quantization is not None and float(quantization[0]) > 0.0:
+        sample = rng.standard_normal(size=tuple(shape))
+        return quantize(sample, dtype, float(quantization[0]), int(quantization[1]))
     info = np.iinfo(dtype)
     return rng.integers(max(info.min, -128), min(info.max, 127), size=tuple(shape), dtype=dtype)
 
@@ -216,7 +225,8 @@ def run_benchmark(model_path: str, settings: BenchSettings) -> dict[str, Any]:
     inputs = interpreter.get_input_details()
     try:
         for detail in inputs:
-            interpreter.set_tensor(detail["index"], make_input(detail["shape"], detail["dtype"], settings.seed))
+            interpreter.set_tensor(detail["index"], make_input(detail["shape"], detail["dtype"], settings.seed,
+                                                                 detail.get("quantization")))
         invoke = interpreter.invoke
         t0 = time.perf_counter_ns()
         invoke()

@@ -44,6 +44,8 @@ class RunConfig:
     apk: str | None = None
     keep_tflite: str = DEFAULT_KEEP  # which run-dir .tflite files a terminal model keeps (core.artifacts)
     min_free_bytes: int | None = None  # conversions wait below this much free disk (None: core.disk's default)
+    # Not a result setting: a resumed run may ask for more precisions; each is its own unit.
+    precisions: tuple[str, ...] = ("fp32",)
 
     def result_settings(self) -> dict[str, Any]:
         """Settings that change what a report measures; a resumed run must keep them."""
@@ -67,6 +69,7 @@ class RunConfig:
             "max_params": self.max_params,
             "max_attempts": self.max_attempts,
             "distribute": self.distribute,
+            "precisions": list(self.precisions),
             "result_settings": self.result_settings(),
         }
 

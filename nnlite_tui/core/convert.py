@@ -36,7 +36,8 @@ from nnlite_tui.core.spec import ModelSpec
 # Bump when the worker's output for the same inputs changes (invalidates the cache).
 CONVERT_FORMAT = 4  # 4: task inputs (task, input_signature), failure cause; 3: two validation inputs
 # Stages whose failure is a property of the model, not of the machine: cached, never retried in a loop.
-DETERMINISTIC_STAGES = ("import", "instantiate", "export", "lower", "serialize", "validate", "filtered")
+DETERMINISTIC_STAGES = ("import", "instantiate", "export", "lower", "serialize", "validate", "filtered",
+                        "calibrate", "quantize")
 TRANSIENT_STAGES = ("timeout", "out-of-memory", "crash")
 
 
@@ -64,6 +65,9 @@ class ConvertOptions:
     cache_max_gb: float | None = None  # None: $NNLITE_CACHE_MAX_GB, else the cache's default cap
     start_timeout_s: float = 180.0
     max_params: int | None = None
+    # Full int8 (core/precision.py): synthetic representative inputs, or a directory of .npy/.npz arrays.
+    calibration_samples: int = 32
+    calibration_dir: Path | None = None
 
     def cap_mb(self) -> int:
         if self.mem_cap_mb > 0:
@@ -318,6 +322,10 @@ class Converter:
     def convert(self, spec: ModelSpec, dest: Path, log_path: Path | None = None,
                 cancel: threading.Event | None = None) -> dict[str, Any]:
         """Convert (or take from cache) one model to `dest`; returns the result dict."""
+        if spec.precision != "fp32":  # derived from the fp32 .tflite
+            from nnlite_tui.core.precision import derive_variant
+
+            return derive_variant(self, spec, dest, log_path, cancel)
         key = self.key(spec)
         if self.options.use_cache:
             hit = self.cache.fetch(key, dest)
@@ -351,6 +359,41 @@ class Converter:
         finally:
             staging.discard()
         return {**result, "cached": False, "key": key, "model": spec.name}
+
+    def cached_job(self, key: str, job: dict[str, Any], dest: Path, log_path: Path | None = None,
+                   cancel: threading.Event | None = None) -> dict[str, Any]:
+        """A worker job whose result is cached under `key` (a derived precision's, see core/precision.py):
+        taken from the cache, or run on a borrowed worker writing the cache's staged .tflite, then
+        placed at dest. Returns the result with cached and key set."""
+        if self.options.use_cache:
+            hit = self.cache.fetch(key, dest)
+            if hit is not None:
+                if log_path:
+                    with open(log_path, "a") as f:
+                        f.write(f"[nnlite] cached result {key[:16]} ({hit.get('stage')})\n")
+                return {**hit, "cached": True, "key": key}
+        try:
+            staging = self.cache.staging(key)
+        except CacheWriteError as exc:
+            return {**disk_full_failure(self.cache.root, str(exc)), "cached": False, "key": key}
+        try:
+            worker = self._idle.get()
+            try:
+                try:
+                    result = worker.run({**job, "out_path": str(staging.tflite)}, cancel)
+                except RuntimeError as exc:
+                    result = _failure("crash", "WorkerStart", str(exc))
+            finally:
+                self._idle.put(worker)
+            result = explain_crash(self.cache.root, result)
+            if self.options.use_cache and (result.get("ok") or result.get("stage") in DETERMINISTIC_STAGES):
+                result = self.cache.commit(staging, result, dest)
+            elif result.get("ok"):
+                _place(staging.tflite, dest)
+                result["tflite_path"] = str(dest)
+        finally:
+            staging.discard()
+        return {**result, "cached": False, "key": key}
 
     def convert_many(self, specs: list[ModelSpec], out_dir: Path, log_dir: Path | None = None,
                      on_result: Callable[[ModelSpec, dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:

@@ -41,6 +41,9 @@ def place_file(src: Path, dest: Path) -> None:
             raise
         shutil.copyfile(src, tmp)  # another filesystem, or links not allowed
     os.replace(tmp, dest)
+    # rename() does nothing when tmp and dest are already links to one file (the same cached
+    # .tflite placed twice, as a derived precision does with its fp32 file): tmp is then left.
+    tmp.unlink(missing_ok=True)
 
 
 def write_json_durable(path: Path, data: Any, tmp_dir: Path | None = None) -> None:

@@ -323,6 +323,10 @@ def _redirect_fds(log_path: str | None):
 
 
 def handle_job(job: dict[str, Any], tracker: _PhaseTracker) -> dict[str, Any]:
+    if job.get("derive"):  # a precision derived from an fp32 .tflite (quantize_worker.py)
+        from nnlite_tui.core.quantize_worker import handle_derive
+
+        return handle_derive(job, sys.modules[__name__])  # it builds models and logs as this module does
     spec = ModelSpec.from_dict(job["spec"])
     t0 = time.perf_counter()
     with _redirect_fds(job.get("log_path")):

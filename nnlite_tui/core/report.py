@@ -33,15 +33,23 @@ LEMUR_KEYS = (
     "available_ram_kb", "cached_kb", "in_dim_0", "in_dim_1", "in_dim_2", "in_dim_3", "device_analytics",
 )
 SUMMARY_COLUMNS = ("model", "status", "device", "backend", "params", "tflite_bytes", "median_ms", "p90_ms",
-                   "mean_ms", "iterations", "throttled", "error_stage", "error")
+                   "mean_ms", "iterations", "throttled", "error_stage", "error", "precision", "speedup_vs_fp32",
+                   "accuracy", "top1_agreement", "max_abs_err_rel", "mean_abs_err_rel", "cosine")
 
 
 def safe_name(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "x"
+    # "@" stays: a derived precision's unit is "<model>@<precision>" (core/precision.py).
+    return re.sub(r"[^A-Za-z0-9@._-]+", "_", text).strip("_") or "x"
 
 
 def report_filename(model: str, serial: str, backend: str) -> str:
     return f"{safe_name(model)}__{safe_name(serial)}__{safe_name(backend)}.json"
+
+
+def base_name(name: str | None, precision: str) -> str | None:
+    """The model a unit measures: its name without the "@<precision>" of a derived precision."""
+    suffix = f"@{precision}"
+    return name[: -len(suffix)] if name and precision != "fp32" and name.endswith(suffix) else name
 
 
 def _int(value: Any) -> int | None:
@@ -100,7 +108,8 @@ def _assemble(*, spec: dict[str, Any], conversion: dict[str, Any], bench: dict[s
     }
     conv_keys = ("ok", "stage", "error_type", "error_message", "cached", "key", "converter", "converter_version",
                  "torch_version", "layout", "input_shape", "tflite_input_shape", "tflite_input_dtype", "output_shapes",
-                 "max_abs_diff", "validation", "tflite_sha256", "tflite_bytes", "params", "timings", "seconds", "worker_peak_rss_mb")
+                 "max_abs_diff", "validation", "tflite_sha256", "tflite_bytes", "params", "timings", "seconds", "worker_peak_rss_mb",
+                 "precision", "quantization", "base_key", "fp32_cached")
     return {
         **top,
         "schema": SCHEMA,
@@ -115,8 +124,11 @@ def _assemble(*, spec: dict[str, Any], conversion: dict[str, Any], bench: dict[s
             "in_shape": spec.get("in_shape"), "out_shape": spec.get("out_shape"), "prm": spec.get("prm"),
             "task": spec.get("task"), "dataset": spec.get("dataset"), "transform": spec.get("transform"),
             "origin": spec.get("origin"), "params": conversion.get("params"),
-            "weights": "random (seed 0)",
+            "weights": "random (seed 0)", "precision": spec.get("precision", "fp32"),
+            "base_name": base_name(spec.get("name"), spec.get("precision", "fp32")),
         },
+        # A derived precision's cost against PyTorch fp32 (core/accuracy.py); None for fp32.
+        "accuracy": conversion.get("accuracy"),
         "conversion": {k: conversion.get(k) for k in conv_keys},
         "benchmark": {**bench, "settings": settings},
         "device": device,
@@ -168,7 +180,18 @@ def summary_row(report: dict[str, Any], status: str | None = None) -> dict[str, 
         "throttled": (report.get("conditions") or {}).get("throttled"),
         "error_stage": error.get("stage"),
         "error": error.get("message"),
+        **_precision_columns(report),
     }
+
+
+def _precision_columns(report: dict[str, Any]) -> dict[str, Any]:
+    """The precision and, for a derived one, its accuracy figures (speed-up needs the whole run)."""
+    accuracy = report.get("accuracy") or {}
+    rounded = (lambda v: None if v is None else round(float(v), 6))
+    return {"precision": (report.get("model") or {}).get("precision") or "fp32", "speedup_vs_fp32": None,
+            "accuracy": accuracy.get("verdict"), "top1_agreement": rounded(accuracy.get("top1_agreement")),
+            "max_abs_err_rel": rounded(accuracy.get("max_abs_err_rel")),
+            "mean_abs_err_rel": rounded(accuracy.get("mean_abs_err_rel")), "cosine": rounded(accuracy.get("cosine"))}
 
 
 def to_csv(rows: list[dict[str, Any]]) -> str:
@@ -188,7 +211,11 @@ def write_lemur(reports: list[dict[str, Any]], out_dir: Path) -> list[Path]:
         device = report.get("device") or {}
         prefix = "android" if device.get("kind") != "host" else "host"
         name = f"{prefix}_{safe_name(str(report.get('device_type') or device.get('serial')))}.json"
-        path = out_dir / "ab" / "nn" / "stat" / "run" / f"{task}_{report.get('model_name')}" / name
-        write_json_atomic(path, {k: report.get(k) for k in LEMUR_KEYS})
+        precision = model.get("precision") or "fp32"
+        nn = model.get("base_name") or report.get("model_name")
+        if precision != "fp32":  # one nn, one file per device and precision
+            name = name[: -len(".json")] + f"_{precision}.json"
+        path = out_dir / "ab" / "nn" / "stat" / "run" / f"{task}_{nn}" / name
+        write_json_atomic(path, {**{k: report.get(k) for k in LEMUR_KEYS}, "model_name": nn, "precision": precision})
         written.append(path)
     return written

@@ -44,7 +44,7 @@ def build_pipeline(cfg: RunConfig, specs: list[ModelSpec] | None = None, cluster
 
     if specs is None:
         specs = discover(cfg.sources, in_shape=cfg.in_shape, num_classes=cfg.num_classes, include=cfg.include,
-                         exclude=cfg.exclude, limit=cfg.limit)
+                         exclude=cfg.exclude, limit=cfg.limit, precisions=cfg.precisions)
     if cluster:
         from nnlite_tui.core.cluster.setup import cluster_parts
 

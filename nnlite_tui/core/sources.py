@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from nnlite_tui.core import lemur
+from nnlite_tui.core.precision import expand, parse_precisions
 from nnlite_tui.core.spec import ModelSpec, sha256_file
 
 DEFAULT_IN_SHAPE = (1, 3, 32, 32)
@@ -49,12 +50,15 @@ def discover(
     limit: int | None = None,
     dataset: str | None = None,
     warn: Warn | None = None,
+    precisions: Sequence[str] = ("fp32",),
 ) -> list[ModelSpec]:
     """Specs for every model in `sources`, in source order then file name order.
 
     in_shape / num_classes override what a source would pick. `dataset` restricts LEMUR trials to one
     dataset. Names are made unique ("name~2", "name~3" for later duplicates) before include/exclude
     (fnmatch globs on the name) and then `limit` apply. `warn` receives one line per skipped file.
+    Each model then becomes one spec per precision (precision.expand): `<name>` for fp32,
+    `<name>@<precision>` for the others.
     """
     shape = _check_shape(in_shape)
     if num_classes is not None and (not isinstance(num_classes, int) or num_classes < 1):
@@ -74,7 +78,15 @@ def discover(
         if (not include or any(fnmatch.fnmatchcase(s.name, g) for g in include))
         and not any(fnmatch.fnmatchcase(s.name, g) for g in exclude)
     ]
-    return specs if limit is None else specs[:limit]
+    specs = specs if limit is None else specs[:limit]
+    return specs if tuple(precisions) == ("fp32",) else expand(specs, _check_precisions(precisions))
+
+
+def _check_precisions(precisions: Sequence[str]) -> tuple[str, ...]:
+    try:
+        return parse_precisions(precisions)
+    except ValueError as exc:
+        raise SourceError(str(exc)) from None
 
 
 def _check_shape(in_shape: Sequence[int] | None) -> tuple[int, ...] | None:

@@ -33,12 +33,17 @@ class ModelSpec:
     origin: str = ""  # how shapes/prm were chosen, for the report
     # Other input shapes the model's own trials used, in retry order (tried once on "output too small").
     alt_in_shapes: tuple[tuple[int, ...], ...] = ()
+    # fp32, or a precision derived from the fp32 .tflite (core/precision.py); the unit's name then
+    # ends in "@<precision>". Left out of to_dict()/key() when fp32, so fp32 stores and caches stay as they were.
+    precision: str = "fp32"
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["in_shape"] = list(self.in_shape)
         d["out_shape"] = list(self.out_shape)
         d["alt_in_shapes"] = [list(s) for s in self.alt_in_shapes]
+        if self.precision == "fp32":
+            del d["precision"]
         return d
 
     @classmethod
@@ -51,8 +56,11 @@ class ModelSpec:
 
     def key(self) -> str:
         """A stable hash of what determines the model's graph (source, shapes, prm, entry point)."""
+        fields = [self.kind, self.sha256, list(self.in_shape), list(self.out_shape), self.prm, self.module, self.factory]
+        if self.precision != "fp32":
+            fields.append(self.precision)
         payload = json.dumps(
-            [self.kind, self.sha256, list(self.in_shape), list(self.out_shape), self.prm, self.module, self.factory],
+            fields,
             sort_keys=True,
             default=str,
         )

@@ -23,6 +23,7 @@ def summary_rows(run_dir: Path) -> list[dict]:
         if status.get(name) == "skipped":
             row["status"] = "skipped"
         rows.append(row)
+    add_speedups(rows, reports)
     for rec in records:
         if rec["name"] not in seen:
             err = rec.get("error") or {}
@@ -31,12 +32,32 @@ def summary_rows(run_dir: Path) -> list[dict]:
     return rows
 
 
+def add_speedups(rows: list[dict], reports: list[dict]) -> None:
+    """speedup_vs_fp32 = the fp32 unit's median / this unit's, for the same model, device and backend,
+    when both are in the run (1.0 on the fp32 row itself)."""
+    def key(row: dict, report: dict) -> tuple:
+        return ((report.get("model") or {}).get("base_name") or row["model"], row.get("device"), row.get("backend"))
+
+    fp32 = {key(row, report): row.get("median_ms") for row, report in zip(rows, reports)
+            if row.get("precision") == "fp32" and row.get("median_ms")}
+    for row, report in zip(rows, reports):
+        base = fp32.get(key(row, report))
+        if base and row.get("median_ms"):
+            row["speedup_vs_fp32"] = round(base / row["median_ms"], 4)
+
+
 def write_summary(run_dir: Path) -> Path:
     path = Path(run_dir) / SUMMARY_FILE
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(to_csv(summary_rows(Path(run_dir))))
     tmp.replace(path)
     return path
+
+
+def _note(row: dict) -> str:
+    if row.get("error"):
+        return row["error"]
+    return "accuracy degraded" if row.get("accuracy") == "degraded" else ""
 
 
 def print_table(path: Path, limit: int = 40) -> None:
@@ -55,7 +76,7 @@ def print_table(path: Path, limit: int = 40) -> None:
         med = f"{float(r['median_ms']):.3f}" if r.get("median_ms") else ""
         p90 = f"{float(r['p90_ms']):.3f}" if r.get("p90_ms") else ""
         click.echo(f"{(r['model'] or '')[:width]:<{width}}  {r['status']:<8} {(r.get('device') or '')[:14]:<14} "
-                   f"{med:>10} {p90:>10}  {(r.get('error') or '')[:60]}")
+                   f"{med:>10} {p90:>10}  {_note(r)[:60]}")
     if len(rows) > limit:
         click.echo(f"... {len(rows) - limit} more rows in {path}")
     counts: dict[str, int] = {}

@@ -92,12 +92,14 @@ class LiteRtEngine : Engine {
         return (0 until it.outputTensorCount).map { i -> info(it.getOutputTensor(i)) }
     }
 
-    private fun info(t: org.tensorflow.lite.Tensor) =
-        TensorInfo(t.shape().toList(), t.dataType().name.lowercase(), t.numBytes())
+    private fun info(t: org.tensorflow.lite.Tensor): TensorInfo {
+        val q = t.quantizationParams()
+        return TensorInfo(t.shape().toList(), t.dataType().name.lowercase(), t.numBytes(), q.scale, q.zeroPoint)
+    }
 
     override fun prepareInputs(seed: Long) {
         val inputs = inputs()
-        inputBuffers.forEachIndexed { i, buffer -> InputFill.fill(buffer, inputs[i].dtype, seed) }
+        inputBuffers.forEachIndexed { i, buffer -> InputFill.fill(buffer, inputs[i].dtype, seed, inputs[i].scale, inputs[i].zeroPoint) }
     }
 
     /**

@@ -1,7 +1,11 @@
 package org.nnlite.bench.core
 
-/** A tensor as the report describes it; dtype uses numpy's names ("float32", "int8", ...). */
-data class TensorInfo(val shape: List<Int>, val dtype: String, val numBytes: Int)
+/**
+ * A tensor as the report describes it; dtype uses numpy's names ("float32", "int8", ...).
+ * scale/zeroPoint: its per-tensor quantization (scale 0 when it is not quantized).
+ */
+data class TensorInfo(val shape: List<Int>, val dtype: String, val numBytes: Int, val scale: Float = 0f,
+                      val zeroPoint: Int = 0)
 
 /**
  * A failure at one protocol stage ("load", "allocate", "invoke"). [errorType] is the class name of

@@ -8,7 +8,9 @@ import java.util.Random
  * The fixed seeded input (PROTOCOL.md, "Input"): every input tensor is filled from a fresh
  * java.util.Random(seed) — standard normal floats, integers uniform in
  * [max(type min, -128), min(type max, 127)), booleans uniform — the same ranges as Python's
- * bench.make_input, though not the same values (numpy's generator differs).
+ * bench.make_input, though not the same values (numpy's generator differs). A quantized integer
+ * tensor (scale > 0, e.g. a full-int8 model's input) gets the standard normal sample quantized
+ * with its scale and zero point, q = clamp(round(x / scale) + zeroPoint), as make_input does.
  */
 object InputFill {
     val DTYPE_SIZES = mapOf(
@@ -18,7 +20,17 @@ object InputFill {
 
     fun allocate(numBytes: Int): ByteBuffer = ByteBuffer.allocateDirect(numBytes).order(ByteOrder.nativeOrder())
 
-    fun fill(buffer: ByteBuffer, dtype: String, seed: Long) {
+    private val INT_RANGES = mapOf(
+        "int8" to (-128L to 127L), "uint8" to (0L to 255L), "int16" to (-32768L to 32767L),
+        "uint16" to (0L to 65535L), "int32" to (Int.MIN_VALUE.toLong() to Int.MAX_VALUE.toLong()),
+    )
+
+    fun fill(buffer: ByteBuffer, dtype: String, seed: Long, scale: Float = 0f, zeroPoint: Int = 0) {
+        val range = INT_RANGES[dtype]
+        if (scale > 0f && range != null) {
+            fillQuantized(buffer, dtype, seed, scale, zeroPoint, range)
+            return
+        }
         val size = DTYPE_SIZES[dtype] ?: throw StageException.protocol("invoke", "unsupported input dtype $dtype")
         require(buffer.capacity() % size == 0) { "buffer of ${buffer.capacity()} bytes is not a whole number of $dtype" }
         val rng = Random(seed)
@@ -39,6 +51,23 @@ object InputFill {
                 "uint32" -> b.putInt(int(0, 127))
                 "int64" -> b.putLong(int(-128, 127).toLong())
                 "bool" -> b.put(if (rng.nextBoolean()) 1 else 0)
+            }
+        }
+    }
+
+    private fun fillQuantized(buffer: ByteBuffer, dtype: String, seed: Long, scale: Float, zeroPoint: Int,
+                              range: Pair<Long, Long>) {
+        val size = DTYPE_SIZES.getValue(dtype)
+        require(buffer.capacity() % size == 0) { "buffer of ${buffer.capacity()} bytes is not a whole number of $dtype" }
+        val rng = Random(seed)
+        val b = buffer.duplicate().order(buffer.order())
+        b.clear()
+        repeat(buffer.capacity() / size) {
+            val q = (Math.rint(rng.nextGaussian() / scale) + zeroPoint).toLong().coerceIn(range.first, range.second)
+            when (size) {
+                1 -> b.put(q.toByte())
+                2 -> b.putShort(q.toShort())
+                else -> b.putInt(q.toInt())
             }
         }
     }

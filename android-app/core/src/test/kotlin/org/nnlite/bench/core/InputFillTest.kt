@@ -18,6 +18,22 @@ class InputFillTest {
     }
 
     @Test
+    fun `a quantized int8 input is the float sample quantized with its scale and zero point`() {
+        val scale = 0.05f
+        val zeroPoint = 3
+        val f = filled("float32", 4 * 2000, 7).asFloatBuffer()
+        val q = InputFill.allocate(2000).also { InputFill.fill(it, "int8", 7, scale, zeroPoint) }
+        for (i in 0 until 2000) {
+            val x = f.get(i).toDouble()
+            if (Math.abs(x) < 120 * scale) { // away from saturation
+                assertEquals(x, (q.get(i) - zeroPoint) * scale.toDouble(), scale / 2.0 + 1e-6)
+            }
+        }
+        // Unquantized (scale 0) it keeps the plain integer fill.
+        assertEquals(filled("int8", 2000, 7), InputFill.allocate(2000).also { InputFill.fill(it, "int8", 7, 0f, 0) })
+    }
+
+    @Test
     fun `fill leaves the buffer position alone`() {
         val b = filled("float32", 64, 3)
         assertEquals(0, b.position())
