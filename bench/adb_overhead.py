@@ -28,7 +28,7 @@ def main() -> int:
     ap.add_argument("--max-overhead", type=float, default=2.0)
     args = ap.parse_args()
 
-    from nnlite_tui.simdevice.fixtures import ADB_ENV, TINY_MODEL, start_adb_server
+    from nnlite_tui.simdevice.adb_server import ADB_ENV, TINY_MODEL, start_adb_server
 
     server = start_adb_server()
     os.environ.update({**ADB_ENV, "ANDROID_ADB_SERVER_PORT": str(server.port), "ADBUTILS_ADB_PATH": server.adb})

@@ -59,7 +59,7 @@ def main() -> int:
 
 def with_simulator(args, extra: list[str]) -> int:
     from nnlite_tui.simdevice.apk import build_test_apk
-    from nnlite_tui.simdevice.fixtures import free_port, start_adb_server
+    from nnlite_tui.simdevice.adb_server import free_port, start_adb_server
 
     server = start_adb_server()
     sim = None

@@ -45,7 +45,7 @@ def test_nnlite_help_runs():
 
 
 def test_the_console_reads_a_run_without_importing_the_store_until_it_must():
-    # attach.snapshot_events imports the store (tinydb) only when there is a state file to read.
-    loaded = imported_after("import nnlite_tui.tui.app\nimport nnlite_tui.tui.attach\nimport nnlite_tui.commands.tui_cmd")
+    # event_log.snapshot_events imports the store (tinydb) only when there is a state file to read.
+    loaded = imported_after("import nnlite_tui.tui.app\nimport nnlite_tui.core.event_log\nimport nnlite_tui.commands.tui_cmd")
     assert "tinydb" not in loaded and "nnlite_tui.core.store" not in loaded
     assert not {m for m in loaded if m.split(".")[0] in ("torch", "litert_torch")}

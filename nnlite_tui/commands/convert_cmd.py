@@ -9,8 +9,9 @@ from pathlib import Path
 
 import click
 
-from nnlite_tui.commands.options import ExitCode, convert_options, convert_options_from, discover_or_exit, \
+from nnlite_tui.commands.options import convert_options, convert_options_from, discover_or_exit, \
     source_options
+from nnlite_tui.exit_codes import ExitCode
 from nnlite_tui.core.console import fmt_duration
 from nnlite_tui.core.report import safe_name, write_json_atomic
 

@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable
 
 import click
 
-
-class ExitCode(enum.IntEnum):
-    OK = 0  # every model reached a terminal state (failed models are results, not errors)
-    INTERNAL = 1  # a bug: the traceback is printed
-    USAGE = 2  # bad option, missing path, settings that clash with the run being resumed
-    STATE = 3  # the run's state file is corrupt or unreadable (it is kept untouched)
-    STOPPED = 4  # stopped by a signal or the operator before the end; rerun the command to resume
-    NOTHING = 5  # nothing could be done: no model found, no device, the converter could not start
 
 
 EXIT_CODES_HELP = """\b

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import click
 
-from nnlite_tui.commands.options import EXIT_CODES_HELP, ExitCode, convert_options, convert_options_from, \
+from nnlite_tui.commands.options import EXIT_CODES_HELP, convert_options, convert_options_from, \
     discover_or_exit, source_options
+from nnlite_tui.exit_codes import ExitCode
 
 MAX_REEXECS = 3
 

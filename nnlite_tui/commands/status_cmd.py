@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from nnlite_tui.commands.options import ExitCode
+from nnlite_tui.exit_codes import ExitCode
 
 
 @click.command()
@@ -19,7 +19,7 @@ def status(run_dir: str, n_events: int) -> None:
     """Counts by status and the last events of RUN_DIR (also while another process runs it)."""
     from nnlite_tui.core.control import runner_pid
     from nnlite_tui.core.events import STATUSES, RunControl
-    from nnlite_tui.core.jsonl import read_events
+    from nnlite_tui.core.event_log import read_events
     from nnlite_tui.core.store.files import StoreError, load_snapshot, state_path
 
     path = Path(run_dir)

@@ -1,8 +1,10 @@
-"""Control: how an operator steers a running pipeline (pause, skip, retry, stop).
+"""How an operator steers a run (pause, resume, skip, retry, stop): one protocol, two ends.
 
-The pipeline checks it at stage boundaries. Front ends only call its methods; they never touch the
-pipeline's threads. A run owned by another process is steered through ControlChannel, a file of
-JSON command lines in RUN_DIR that the owning runner polls and applies to its Control.
+`Steering` is what a console calls. `Control` implements it inside the runner's process: the
+runner checks it at step boundaries, and front ends never touch the runner's threads.
+`RemoteControl` implements it for a run owned by another process: each call becomes a command
+line in RUN_DIR/control.jsonl (ControlChannel), which the owning runner polls and applies to
+its Control.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import os
 import threading
 import time
 from pathlib import Path
+from typing import Protocol
 
 from nnlite_tui.core.run_files import CONTROL_FILE, PID_FILE
 
@@ -36,6 +39,24 @@ def runner_pid(run_dir: str | os.PathLike) -> int | None:
     except PermissionError:
         pass  # alive, owned by another user
     return pid if pid != os.getpid() else None
+
+
+class Steering(Protocol):
+    """What an operator can ask of a run, wherever it runs."""
+
+    @property
+    def paused(self) -> bool: ...
+
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
+
+    def skip(self, model: str | None = None) -> None:
+        """Skip `model`, or the model(s) in flight when None."""
+
+    def retry(self, model: str) -> None: ...
+
+    def request_stop(self, now: bool = False) -> None: ...
 
 
 class Control:
@@ -163,3 +184,32 @@ class ControlChannel:
             if item.get("command") in COMMANDS:
                 commands.append((item["command"], item.get("model")))
         return commands
+
+
+class RemoteControl:
+    """Steering for a run owned by another process, through its control channel."""
+
+    def __init__(self, run_dir: str | os.PathLike):
+        self.channel = ControlChannel(run_dir)
+        self._paused = False
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    def pause(self) -> None:
+        self.channel.send("pause")
+        self._paused = True
+
+    def resume(self) -> None:
+        self.channel.send("resume")
+        self._paused = False
+
+    def skip(self, model: str | None = None) -> None:
+        self.channel.send("skip", model)
+
+    def retry(self, model: str) -> None:
+        self.channel.send("retry", model)
+
+    def request_stop(self, now: bool = False) -> None:
+        self.channel.send("stop_now" if now else "stop_after_current")

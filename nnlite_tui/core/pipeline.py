@@ -1,37 +1,46 @@
-"""The Pipeline: convert ahead, benchmark on every device, report, record every transition.
+"""The Runner: one model's path from source to report, and the one place its state changes.
 
-Threads: N conversion threads (one per conversion worker process) run ahead of the benchmarks
-through a bounded lookahead; one benchmark thread per device. The calling thread watches the
-Control (and RUN_DIR/control.jsonl for commands from another process) and waits for the end.
+Read top to bottom: `run()` queues the models and starts N conversion threads (one per conversion
+worker process) and one benchmark thread per device. A conversion thread takes a model, calls
+`convert_step` and hands the outcome to `_apply_conversion`; a Converted model travels on as a
+BenchJob (spec + ConversionResult) to its devices' queues. A device thread takes a job, calls
+`bench_step` and hands the outcome to `_apply_benchmark`, which writes the report and records the
+device's result; `_device_result` finishes the model once every target device is terminal.
+Steps never touch the store, the queues or the control: only the `_apply_*` methods do.
 
 A model's record in the store has an overall status and, under "devices", one entry per target
-device ({status, attempts, report, median_ms, error}). The model is terminal once every target is.
-Reports are written before the terminal transition, so a crash in between redoes the model and
-rewrites the same report file: never two reports for one (model, device, backend).
+device ({status, attempts, report, median_ms, error}). Reports are written before the terminal
+transition, so a crash in between redoes the model and rewrites the same report file: never two
+reports for one (model, device, backend).
 """
 
 from __future__ import annotations
 
 import os
-import queue
 import threading
 import time
-from collections import deque
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nnlite_tui.core.bench_step import bench_step
 from nnlite_tui.core.config import RunConfig
 from nnlite_tui.core.control import Control, ControlChannel
 from nnlite_tui.core.convert import Converter
-from nnlite_tui.core.convert_step import convert_model
+from nnlite_tui.core.convert_step import Attempt, convert_step
 from nnlite_tui.core.devices.base import Device
-from nnlite_tui.core.events import (TERMINAL, ModelStatus, Recovery, Reporter, RunControl,
-                                    RunFinished, RunStarted)
+from nnlite_tui.core.events import TERMINAL, Event, ModelStatus, Recovery, Reporter, RunFinished, RunStarted
 from nnlite_tui.core.isolation import HostIsolation
+from nnlite_tui.core.outcomes import (Benchmarked, BenchJob, BenchResult, Cancelled, ConversionResult, Converted,
+                                      Failed, Outcome, Retry, Skipped, StageError, combine_device_results,
+                                      conversion_of)
 from nnlite_tui.core.recovery import RecoveryPolicy, ReexecRequested
 from nnlite_tui.core.report import build_report, report_filename, write_json_atomic
 from nnlite_tui.core.run_files import PID_FILE
+from nnlite_tui.core.run_watch import RunWatch
+from nnlite_tui.core.scheduling import SHARED, WorkQueue
 from nnlite_tui.core.spec import ModelSpec
 from nnlite_tui.core.store import RunStore
 
@@ -44,6 +53,11 @@ class RunOutcome:
     reexec: bool = False
 
 
+class _Silent:
+    def emit(self, event: Event) -> None:
+        """Events before run() have nowhere to go."""
+
+
 class Pipeline:
     def __init__(self, cfg: RunConfig, specs: list[ModelSpec], store: RunStore, converter: Converter,
                  devices: list[Device]):
@@ -54,50 +68,63 @@ class Pipeline:
         self.converter = converter
         self.devices = {d.serial: d for d in devices}
         self.run_dir = Path(cfg.out)
-        self.run_id = store.get_config().get("run_id", "run") if store.get_config() else "run"
+        self.run_id = (store.get_config() or {}).get("run_id", "run")
         self.isolation = HostIsolation(converter, cfg.bench.threads, method=cfg.isolation)
         for device in devices:
             if device.kind == "host" and self.isolation.pins_benchmark:
-                device.cpus = self.isolation.bench_cpus
-        self._lock = threading.Lock()
-        self._pending: deque[str] = deque()
-        self._device_q: dict[str, queue.Queue[str]] = {s: queue.Queue() for s in self.devices}
-        self._shared_q: queue.Queue[str] = queue.Queue()
-        self._slots = threading.Semaphore(max(1, cfg.lookahead + len(self.devices)))
-        self._holding: set[str] = set()  # models holding a lookahead slot
-        self._active: set[str] = set()  # models in a stage right now (converting or benchmarking)
-        self._cancel: dict[str, threading.Event] = {}
-        self._open: set[str] = set()  # models not yet terminal in this run
-        self._done_event = threading.Event()
-        self._reporter: Reporter | None = None
-        self._control: Control | None = None
-        self.recovery = RecoveryPolicy(cfg, self)
+                device.pin_cpus(self.isolation.bench_cpus)
+        self.work = WorkQueue(self.devices, cfg.lookahead + len(self.devices))
+        self.reporter: Reporter = _Silent()
+        self.control = Control()
+        self.recovery = RecoveryPolicy(cfg, self.reporter, self.control.stop_now, list(self.devices))
 
-    # ----- helpers -----
-    def emit(self, event) -> None:
-        if self._reporter is not None:
-            self._reporter.emit(event)
+    # ----- the run -----
+    def run(self, reporter: Reporter, control: Control) -> RunOutcome:
+        self.reporter, self.control = reporter, control
+        self.recovery = RecoveryPolicy(self.cfg, reporter, control.stop_now, list(self.devices))
+        started = time.monotonic()
+        pid_path = self.run_dir / PID_FILE
+        pid_path.write_text(str(os.getpid()))
+        channel = ControlChannel(self.run_dir)
+        channel.skip_existing()
+        queued = self._prepare_queue()
+        resumed = len(queued) < len(self.order) or any((self._record(n).get("attempts") or 0) > 0 for n in queued)
+        self.emit(RunStarted(run_dir=str(self.run_dir), models=tuple(self.order), devices=tuple(self.devices),
+                             resumed=resumed))
+        for name in self.order:
+            rec = self._record(name)
+            self.emit(ModelStatus(model=name, status=rec.get("status", "queued"), attempt=rec.get("attempts", 0),
+                                  median_ms=rec.get("median_ms")))
+        for name in queued:
+            self.work.enqueue(name)
+        if not queued:
+            self.work.all_done.set()
+        self.converter.prestart()
+        threads = [threading.Thread(target=self._guard, args=(self._convert_loop,), name=f"convert-{i}",
+                                    daemon=True) for i in range(self.converter.n_workers)]
+        threads += [threading.Thread(target=self._guard, args=(self._device_loop, serial), name=f"device-{serial}",
+                                     daemon=True) for serial in self.devices]
+        for t in threads:
+            t.start()
+        try:
+            RunWatch(control, channel, self.work, self.emit, retry=self._operator_retry,
+                     kill_children=self._kill_children).until_done(threads)
+        finally:
+            self.shutdown()
+            self.store.flush()
+            pid_path.unlink(missing_ok=True)
+        counts = self.store.counts()
+        stopped = control.stopping and self.work.has_open()
+        outcome = RunOutcome(counts=counts, stopped=stopped, seconds=time.monotonic() - started,
+                             reexec=self.recovery.reexec_requested)
+        self.emit(RunFinished(counts=counts, seconds=outcome.seconds, stopped=stopped))
+        return outcome
 
-    def targets(self, name: str) -> list[str]:
-        return ["*"] if self.cfg.distribute else list(self.devices)
-
-    def _record(self, name: str) -> dict[str, Any]:
-        return self.store.get(name) or {}
-
-    def _set_status(self, name: str, status: str, **fields: Any) -> None:
-        rec = self.store.transition(name, status, **fields)
-        err = rec.get("error")
-        self.emit(ModelStatus(model=name, status=status, attempt=rec.get("attempts", 0),
-                              device=fields.get("device"), median_ms=rec.get("median_ms"),
-                              error=f"{err['stage']}: {err['type']}: {err['message']}" if err else None))
-
-    # ----- queueing -----
     def _prepare_queue(self) -> list[str]:
         self.store.add_models([{"name": n, "spec": self.specs[n].to_dict()} for n in self.order])
         queued = []
         for name in self.order:
-            rec = self._record(name)
-            status = rec.get("status", "queued")
+            status = self._record(name).get("status", "queued")
             if status == "failed" and self.cfg.retry_failed:
                 self.store.update(name, attempts=0, error=None, devices={})
                 status = "queued"
@@ -109,245 +136,231 @@ class Pipeline:
             queued.append(name)
         return queued
 
-    def _enqueue(self, name: str) -> None:
-        with self._lock:
-            self._open.add(name)
-            self._cancel[name] = threading.Event()
-            self._pending.append(name)
-
-    def _next_pending(self) -> str | None:
-        with self._lock:
-            return self._pending.popleft() if self._pending else None
-
-    def _finish(self, name: str, status: str, **fields: Any) -> None:
-        self._set_status(name, status, **fields)
-        with self._lock:
-            self._open.discard(name)
-            if name in self._holding:
-                self._holding.discard(name)
-                self._slots.release()
-            if not self._open:
-                self._done_event.set()
-
-    # ----- conversion -----
+    # ----- conversion: take a model, convert it, apply the outcome -----
     def _convert_loop(self) -> None:
-        control = self._control
+        control = self.control
         while not control.stopping:
             if not control.wait_while_paused(0.2):
                 continue
-            name = self._next_pending()
+            name = self.work.next_pending()
             if name is None:
-                if self._done_event.wait(0.2):
+                if self.work.all_done.wait(0.2):
                     return
                 continue
-            while not self._slots.acquire(timeout=0.2):
-                if control.stop_now.is_set():
-                    return
-            with self._lock:
-                self._holding.add(name)
-                if control.stopping:  # asked to stop while we waited: leave it queued for the next run
-                    self._holding.discard(name)
-                    self._slots.release()
-                    return
-                self._active.add(name)
-            try:
-                convert_model(self, name)
-            finally:
-                with self._lock:
-                    self._active.discard(name)
+            if not self.work.take_slot(name, give_up=control.stop_now.is_set):
+                return
+            if control.stopping:  # asked to stop while we waited: leave it queued for the next run
+                self.work.release_slot(name)
+                return
+            self._convert(self.specs[name])
 
-    def _requeue(self, name: str) -> None:
-        with self._lock:
-            self._pending.append(name)
+    def _convert(self, spec: ModelSpec) -> None:
+        name = spec.name
+        if self.control.should_skip(name):
+            self._finish(name, "skipped")
+            return
+        attempt = self._attempt(int(self._record(name).get("attempts", 0)) + 1)
+        self._set_status(name, "converting", attempts=attempt.number, stage="convert")
+        outcome = self._in_flight(name, lambda: convert_step(
+            spec, self.converter, dest=self.run_dir / "tflite" / f"{name}.tflite",
+            log_path=self.run_dir / "logs" / f"{name}.log", cancel=self.work.cancel_event(name), emit=self.emit,
+            attempt=attempt))
+        self._apply_conversion(spec, attempt, outcome)
 
-    def _release_slot(self, name: str) -> None:
-        with self._lock:
-            if name in self._holding:
-                self._holding.discard(name)
-                self._slots.release()
+    def _apply_conversion(self, spec: ModelSpec, attempt: Attempt, outcome: Outcome) -> None:
+        name = spec.name
+        result = conversion_of(outcome)
+        if result is not None:
+            timings = {**(self._record(name).get("timings") or {}), "convert": result.seconds}
+            self.store.update(name, conversion=result.record(), timings=timings, tflite=result.tflite_path)
+        if isinstance(outcome, Converted):
+            self._set_status(name, "converted", stage="benchmark")
+            job = BenchJob(spec, outcome.result)
+            for target in self._targets():
+                self.work.put_job(target, job)
+        elif isinstance(outcome, Cancelled) or self.control.stop_now.is_set():
+            self._cancelled(name)
+        elif isinstance(outcome, Skipped):
+            self._finish(name, "skipped", error=outcome.error)
+        elif isinstance(outcome, Retry):
+            err = outcome.error
+            self.emit(Recovery(action="retry", target=name, detail=f"{err.stage}: {err.message} "
+                               f"(attempt {attempt.number} of {attempt.max_attempts})"))
+            self.store.update(name, error=err.to_dict())
+            self.work.release_slot(name)
+            self.store.transition(name, "queued")
+            threading.Timer(outcome.after_s, self.work.requeue, args=(name,)).start()
+        elif isinstance(outcome, Failed):
+            for target in self._targets():
+                self._write_report(spec, target, conversion=result, bench=None, error=outcome.error)
+            self._finish(name, "failed", error=outcome.error)
 
-    # ----- benchmarking -----
+    # ----- benchmarks: one thread per device takes jobs, measures, applies the outcome -----
     def _device_loop(self, serial: str) -> None:
-        from nnlite_tui.core.bench_step import benchmark_on
-
-        control = self._control
+        control = self.control
         device = self.devices[serial]
-        own = self._device_q[serial]
+        self.recovery.prepare_device(device)
         while not control.stop_now.is_set():
-            if self._done_event.is_set():
+            if self.work.all_done.is_set():
                 return
             if not control.wait_while_paused(0.2):
                 continue
-            name = None
-            for q in (own, self._shared_q):
-                try:
-                    name = q.get(timeout=0.1)
-                    break
-                except queue.Empty:
-                    continue
-            if name is None:
+            job = self.work.next_job(serial)
+            if job is None:
                 if control.stopping:
                     return
                 continue
             if control.stopping:  # stop after current: a model that only waits is redone next run
                 return
-            with self._lock:
-                self._active.add(name)
-            try:
-                benchmark_on(self, device, name)
-            finally:
-                with self._lock:
-                    self._active.discard(name)
+            self._benchmark(device, job)
 
-    def device_result(self, name: str, serial: str, result: dict[str, Any]) -> None:
-        """Record one device's terminal result for a model; finish the model when all targets are."""
+    def _benchmark(self, device: Device, job: BenchJob) -> None:
+        name = job.name
+        key = SHARED if self.cfg.distribute else device.serial
+        cancel = self.work.cancel_event(name)
+        if self.control.should_skip(name) or cancel.is_set():
+            if not self.control.stop_now.is_set():
+                self._device_result(name, key, {"status": "skipped", "device": device.serial})
+            return
         rec = self._record(name)
         per_device = dict(rec.get("devices") or {})
-        per_device[serial] = result
+        previous = dict(per_device.get(key) or {})
+        attempt = self._attempt(int(previous.get("attempts", 0)) + 1)
+        per_device[key] = {**previous, "status": "benchmarking", "attempts": attempt.number, "device": device.serial}
         self.store.update(name, devices=per_device)
-        targets = self.targets(name)
-        if targets == ["*"]:
-            finished = [result]
-        else:
-            finished = [per_device[t] for t in targets if t in per_device and per_device[t]["status"] in TERMINAL]
-            if len(finished) < len(targets):
-                return
-        statuses = {f["status"] for f in finished}
-        status = "failed" if "failed" in statuses else ("done" if "done" in statuses else "skipped")
-        medians = [f.get("median_ms") for f in finished if f.get("median_ms") is not None]
-        errors = [f.get("error") for f in finished if f.get("error")]
-        self._finish(name, status, median_ms=medians[0] if medians else None,
-                     error=errors[0] if errors else None, device=serial)
+        self._set_status(name, "benchmarking", device=device.serial, stage="benchmark")
+        outcome = self._in_flight(name, lambda: bench_step(
+            job, device, settings=self.cfg.bench, run_id=self.run_id, cancel=cancel, emit=self.emit,
+            attempt=attempt, isolate=self._isolation_for(device),
+            before_benchmark=self.recovery.wait_for_temperature))
+        self._apply_benchmark(job, device, key, attempt, outcome)
 
-    def _write_report(self, name: str, serial: str, *, conversion, bench, error, before, after,
-                      device_info: dict[str, Any] | None = None) -> Path:
-        spec = self.specs[name]
-        if device_info is None:
+    def _apply_benchmark(self, job: BenchJob, device: Device, key: str, attempt: Attempt, outcome: Outcome) -> None:
+        name, serial = job.name, device.serial
+        if isinstance(outcome, Benchmarked):
+            self.recovery.device_ok(device)
+            bench = outcome.result
+            path = self._write_report(job.spec, serial, conversion=job.conversion, bench=bench, error=None,
+                                      device_info=bench.device_info)
+            self._device_result(name, key, {
+                "status": "done" if bench.valid else "failed", "attempts": attempt.number, "report": str(path),
+                "median_ms": bench.median_ms, "error": bench.error.to_dict() if bench.error else None,
+                "device": serial})
+        elif isinstance(outcome, Cancelled) or self.control.stop_now.is_set():
+            if self.control.stop_now.is_set():
+                self._cancelled(name)
+            else:
+                self._device_result(name, key, {"status": "skipped", "device": serial})
+        elif isinstance(outcome, Retry):
+            self.emit(Recovery(action="retry", target=f"{name}@{serial}",
+                               detail=f"{outcome.error.message} (attempt {attempt.number} of {attempt.max_attempts})"))
+            self.store.update(name, error=outcome.error.to_dict())
+            if outcome.fault is not None:
+                self.recovery.device_fault(device, outcome.fault)
+            self.work.put_job(key, job)
+        elif isinstance(outcome, Failed):
+            self.emit(Recovery(action="give-up", target=f"{name}@{serial}", severity="error",
+                               detail=f"{outcome.error.message} after {attempt.number} attempt(s)"))
+            path = self._write_report(job.spec, serial, conversion=job.conversion, bench=None, error=outcome.error,
+                                      device_info=outcome.device_info)
+            self._device_result(name, key, {"status": "failed", "attempts": attempt.number, "report": str(path),
+                                            "error": outcome.error.to_dict(), "device": serial})
+            if outcome.fault is not None:
+                self.recovery.device_fault(device, outcome.fault)
+
+    def _device_result(self, name: str, key: str, result: dict[str, Any]) -> None:
+        """Record one device's terminal result for a model; finish the model when all targets are."""
+        per_device = {**(self._record(name).get("devices") or {}), key: result}
+        self.store.update(name, devices=per_device)
+        overall = combine_device_results(self._targets(), per_device, key)
+        if overall is not None:
+            self._finish(name, overall.status, median_ms=overall.median_ms, error=overall.error,
+                         device=result.get("device"))
+
+    def _write_report(self, spec: ModelSpec, serial: str, *, conversion: ConversionResult | None,
+                      bench: BenchResult | None, error: StageError | None, device_info=None) -> Path:
+        if not device_info:
             device = self.devices.get(serial) or next(iter(self.devices.values()))
             device_info = device.info()
-        rec = self._record(name)
-        report = build_report(spec=spec.to_dict(), conversion=conversion, bench=bench, device=device_info,
-                              before=before, after=after, settings=self.cfg.bench.to_dict(), run_id=self.run_id,
-                              error=error, attempts=int(rec.get("attempts", 1)),
+        report = build_report(spec=spec, conversion=conversion, bench=bench, device=device_info,
+                              settings=self.cfg.bench.to_dict(), run_id=self.run_id, error=error,
+                              attempts=int(self._record(spec.name).get("attempts", 1)),
                               isolation=self.isolation.describe() if device_info.get("kind") == "host" else None,
                               tool_versions=self.converter.versions)
-        path = self.run_dir / "reports" / report_filename(name, device_info.get("serial", serial),
+        path = self.run_dir / "reports" / report_filename(spec.name, device_info.get("serial", serial),
                                                           self.cfg.bench.backend)
         write_json_atomic(path, report)
-        self.store.update(name, report=str(path))
+        self.store.update(spec.name, report=str(path))
         return path
 
-    # ----- main loop -----
-    def run(self, reporter: Reporter, control: Control) -> RunOutcome:
-        self._reporter = reporter
-        self._control = control
-        started = time.monotonic()
-        pid_path = self.run_dir / PID_FILE
-        pid_path.write_text(str(os.getpid()))
-        channel = ControlChannel(self.run_dir)
-        channel.skip_existing()
-        queued = self._prepare_queue()
-        resumed = len(queued) < len(self.order) or any(
-            (self._record(n).get("attempts") or 0) > 0 for n in queued)
-        self.emit(RunStarted(run_dir=str(self.run_dir), models=tuple(self.order),
-                             devices=tuple(self.devices), resumed=resumed))
-        for name in self.order:
-            rec = self._record(name)
-            self.emit(ModelStatus(model=name, status=rec.get("status", "queued"), attempt=rec.get("attempts", 0),
-                                  median_ms=rec.get("median_ms")))
-        for name in queued:
-            self._enqueue(name)
-        if not queued:
-            self._done_event.set()
-        self.converter.prestart()
-        threads = [threading.Thread(target=self._guard, args=(self._convert_loop,), name=f"convert-{i}",
-                                    daemon=True) for i in range(self.converter.n_workers)]
-        for serial in self.devices:
-            threads.append(threading.Thread(target=self._guard, args=(self._device_setup_and_loop, serial),
-                                            name=f"device-{serial}", daemon=True))
-        for t in threads:
-            t.start()
-        try:
-            self._watch(control, channel, threads)
-        finally:
-            self.shutdown()
-            self.store.flush()
-            try:
-                pid_path.unlink()
-            except FileNotFoundError:
-                pass  # removed by an operator; nothing to clean
-        counts = self.store.counts()
-        stopped = control.stopping and bool(self._open)
-        outcome = RunOutcome(counts=counts, stopped=stopped, seconds=time.monotonic() - started,
-                             reexec=self.recovery.reexec_requested)
-        self.emit(RunFinished(counts=counts, seconds=outcome.seconds, stopped=stopped))
-        return outcome
+    # ----- state transitions -----
+    def emit(self, event: Event) -> None:
+        self.reporter.emit(event)
 
-    def _device_setup_and_loop(self, serial: str) -> None:
-        device = self.devices[serial]
-        self.recovery.prepare_device(device)
-        self._device_loop(serial)
+    def _set_status(self, name: str, status: str, error: StageError | None = None, **fields: Any) -> None:
+        if error is not None:
+            fields["error"] = error.to_dict()
+        rec = self.store.transition(name, status, **fields)
+        stored = StageError.from_dict(rec.get("error"))
+        self.emit(ModelStatus(model=name, status=status, attempt=rec.get("attempts", 0), device=fields.get("device"),
+                              median_ms=rec.get("median_ms"), error=stored.text() if stored else None))
+
+    def _finish(self, name: str, status: str, **fields: Any) -> None:
+        self._set_status(name, status, **fields)
+        self.work.finish(name)
+
+    def _cancelled(self, name: str) -> None:
+        if self.control.stop_now.is_set():
+            self.store.transition(name, "queued")  # not the model's fault: the next run redoes it
+            self.emit(ModelStatus(model=name, status="queued"))
+            self.work.release_slot(name)
+        else:
+            self._finish(name, "skipped")
+
+    # ----- helpers -----
+    def _record(self, name: str) -> dict[str, Any]:
+        return self.store.get(name) or {}
+
+    def _targets(self) -> list[str]:
+        return [SHARED] if self.cfg.distribute else list(self.devices)
+
+    def _attempt(self, number: int) -> Attempt:
+        return Attempt(number, self.cfg.max_attempts, self.cfg.backoff_s)
+
+    def _in_flight(self, name: str, step: Callable[[], Outcome]) -> Outcome:
+        self.work.started(name)
+        try:
+            return step()
+        finally:
+            self.work.stopped(name)
+
+    def _isolation_for(self, device: Device) -> Callable[[], AbstractContextManager[None]]:
+        return self.isolation.benchmarking if device.kind == "host" else nullcontext
 
     def _guard(self, fn, *args) -> None:
         try:
             fn(*args)
         except ReexecRequested:
-            self._control.request_stop(now=True)
+            self.control.request_stop(now=True)
         except Exception as exc:  # a bug in a worker thread must stop the run loudly, not hang it
             self.emit(Recovery(action="internal-error", target=threading.current_thread().name,
                                detail=f"{type(exc).__name__}: {exc}", severity="error"))
-            self._control.request_stop(now=True)
+            self.control.request_stop(now=True)
             raise
 
-    def _watch(self, control: Control, channel: ControlChannel, threads: list[threading.Thread]) -> None:
-        was_paused = control.paused
-        while True:
-            for command, model in channel.poll():
-                control.apply(command, model)
-                self.emit(RunControl(action=command, model=model))
-            if control.paused != was_paused:
-                was_paused = control.paused
-                self.emit(RunControl(action="pause" if was_paused else "resume"))
-            for name in control.take_retries():
-                self._operator_retry(name)
-            self._apply_skips(control)
-            if control.stop_now.is_set():
-                for ev in list(self._cancel.values()):
-                    ev.set()
-                self.converter.kill_all()
-                for d in self.devices.values():
-                    getattr(d, "kill_children", lambda: None)()
-            if self._done_event.is_set() or not any(t.is_alive() for t in threads):
-                break
-            if control.stopping and not self._in_flight():
-                break
-            time.sleep(0.1)
-        control.request_stop(now=control.stop_now.is_set())
-        for t in threads:
-            t.join(timeout=30)
-
-    def _in_flight(self) -> bool:
-        with self._lock:
-            return bool(self._active)
-
-    def _apply_skips(self, control: Control) -> None:
-        with self._lock:
-            flight = list(self._active)
-        skip_all = control.take_skip_current()
-        for name in flight:
-            if skip_all or control.should_skip(name):
-                control.skip(name)  # so the stage boundary that sees the cancel also sees why
-                self._cancel[name].set()
+    # ----- the operator -----
+    def _kill_children(self) -> None:
+        self.converter.kill_all()
+        for device in self.devices.values():
+            device.kill_children()
 
     def _operator_retry(self, name: str) -> None:
-        rec = self._record(name)
-        if name not in self.specs or rec.get("status") not in ("failed", "skipped"):
+        if name not in self.specs or self._record(name).get("status") not in ("failed", "skipped"):
             return
         self.store.update(name, attempts=0, error=None, devices={})
         self.store.transition(name, "queued")
         self.emit(ModelStatus(model=name, status="queued"))
-        self._done_event.clear()
-        self._enqueue(name)
+        self.work.enqueue(name)
 
     def shutdown(self) -> None:
         """Stop every child process this run started (conversion workers, benchmark processes)."""

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from nnlite_tui.core.devices.base import Device, DeviceError
-from nnlite_tui.core.events import DeviceState, Recovery
+from nnlite_tui.core.events import DeviceState, Event, Recovery, Reporter
 
 LEVELS = ("cool-down", "reconnect", "restart", "re-exec")
 COOLDOWN_POLL_S = 2.0
@@ -23,28 +24,30 @@ class ReexecRequested(Exception):
 
 
 class RecoveryPolicy:
-    def __init__(self, cfg, pipeline):
+    """Escalation state per device. It is given what it acts through: the reporter that devices
+    talk to, the stop-now event that cuts every wait short, and the serials of the run's devices."""
+
+    def __init__(self, cfg, reporter: Reporter, stop_now: threading.Event, serials: Sequence[str]):
         self.cfg = cfg
-        self.pipeline = pipeline
+        self.reporter = reporter
+        self.stop_now = stop_now
+        self.serials = tuple(serials)
         self.faults: dict[str, int] = {}
         self._lock = threading.Lock()
         self.reexec_requested = False
 
-    def emit(self, event) -> None:
-        self.pipeline.emit(event)
+    @property
+    def emit(self) -> Callable[[Event], None]:
+        return self.reporter.emit
 
     def _sleep(self, seconds: float) -> None:
         """Sleep, but wake for stop-now."""
-        control = self.pipeline._control
-        if control is None:
-            time.sleep(seconds)
-        else:
-            control.stop_now.wait(seconds)
+        self.stop_now.wait(seconds)
 
     def prepare_device(self, device: Device) -> None:
         for attempt in range(1, self.cfg.max_attempts + 1):
             try:
-                device.prepare(self.pipeline._reporter)
+                device.prepare(self.reporter)
                 return
             except DeviceError as err:
                 self.emit(Recovery(action="prepare-failed", target=device.serial, severity="error",
@@ -72,7 +75,7 @@ class RecoveryPolicy:
             lvl = 1 if action == "reconnect" else 2
             self.emit(Recovery(action=action, target=device.serial, detail=str(err)))
             try:
-                ok = device.recover(lvl, self.pipeline._reporter)
+                ok = device.recover(lvl, self.reporter)
             except DeviceError as exc:
                 ok = False
                 self.emit(Recovery(action=f"{action}-failed", target=device.serial, detail=str(exc),
@@ -87,13 +90,13 @@ class RecoveryPolicy:
 
     def _all_devices_failing(self) -> bool:
         with self._lock:
-            return all(self.faults.get(serial, 0) >= len(LEVELS) for serial in self.pipeline.devices)
+            return all(self.faults.get(serial, 0) >= len(LEVELS) for serial in self.serials)
 
     def cool_down(self, device: Device, seconds: float, reason: str = "") -> None:
         end = time.monotonic() + seconds
         while True:
             left = end - time.monotonic()
-            if left <= 0 or self.pipeline._control.stop_now.is_set():
+            if left <= 0 or self.stop_now.is_set():
                 return
             self.emit(Recovery(action="cool-down", target=device.serial, detail=reason, countdown_s=round(left, 1),
                                severity="info"))
@@ -107,7 +110,7 @@ class RecoveryPolicy:
         started = time.monotonic()
         first = temp = device.snapshot().get("max_temperature_c")
         while temp is not None and temp > limit and time.monotonic() - started < max_wait_s:
-            if self.pipeline._control.stop_now.is_set():
+            if self.stop_now.is_set():
                 break
             self.emit(Recovery(action="cool-down", target=device.serial, severity="info",
                                detail=f"{temp:.1f} C above {limit:.1f} C",

@@ -16,9 +16,12 @@ import platform
 import re
 import time
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 from nnlite_tui import __version__
+from nnlite_tui.core.outcomes import BenchResult, ConversionResult, StageError
+from nnlite_tui.core.spec import ModelSpec
 
 SCHEMA = "nnlite.report"
 SCHEMA_VERSION = 1
@@ -43,19 +46,26 @@ def _int(value: Any) -> int | None:
     return None if value is None else int(round(float(value)))
 
 
-def build_report(*, spec: dict[str, Any], conversion: dict[str, Any] | None, bench: dict[str, Any] | None,
-                 device: dict[str, Any], before: dict[str, Any] | None, after: dict[str, Any] | None,
-                 settings: dict[str, Any], run_id: str, error: dict[str, Any] | None = None,
+def build_report(*, spec: ModelSpec, conversion: ConversionResult | None, bench: BenchResult | None,
+                 device: Mapping[str, Any], settings: dict[str, Any], run_id: str, error: StageError | None = None,
                  isolation: dict[str, Any] | None = None, attempts: int = 1,
                  tool_versions: dict[str, str] | None = None) -> dict[str, Any]:
-    """Assemble one report. `error` ({stage, type, message}) marks a failure at any stage."""
-    conversion = conversion or {}
-    bench = bench or {}
-    if error is None and bench and not bench.get("valid", False):
-        error = {"stage": f"benchmark:{bench.get('error_stage')}", "type": bench.get("error_type"),
-                 "message": bench.get("error_message")}
-    if error is None and not bench:
-        error = {"stage": "benchmark", "type": "NoResult", "message": "no benchmark result"}
+    """Assemble one report. `error` marks a failure at any stage; an invalid benchmark is one too."""
+    if error is None:
+        error = bench.error if bench is not None else StageError("benchmark", "NoResult", "no benchmark result")
+    before = dict(bench.before) if bench is not None and bench.before is not None else None
+    after = dict(bench.after) if bench is not None and bench.after is not None else None
+    bench_block = bench.report_block() if bench is not None else {}
+    return _assemble(spec=spec.to_dict(), conversion=dict(conversion.details) if conversion else {},
+                     bench=bench_block, device=dict(device), before=before, after=after, settings=settings,
+                     run_id=run_id, error=error, isolation=isolation, attempts=attempts,
+                     tool_versions=tool_versions)
+
+
+def _assemble(*, spec: dict[str, Any], conversion: dict[str, Any], bench: dict[str, Any], device: dict[str, Any],
+              before: dict[str, Any] | None, after: dict[str, Any] | None, settings: dict[str, Any], run_id: str,
+              error: StageError | None, isolation: dict[str, Any] | None, attempts: int,
+              tool_versions: dict[str, str] | None) -> dict[str, Any]:
     valid = error is None
     stats = bench.get("stats") or {}
     memory = (before or {}).get("memory") or {}
@@ -67,7 +77,7 @@ def build_report(*, spec: dict[str, Any], conversion: dict[str, Any] | None, ben
         "os_version": device.get("os_version"),
         "valid": valid,
         "emulator": bool(device.get("emulator")),
-        "error_message": None if valid else f"{error.get('stage')}: {error.get('type')}: {error.get('message')}",
+        "error_message": None if error is None else error.text(),
         "iterations": stats.get("count") if valid else None,
         "duration": _int(stats.get("median_ns")) if valid else None,
         "unit": "ns",
@@ -89,7 +99,6 @@ def build_report(*, spec: dict[str, Any], conversion: dict[str, Any] | None, ben
     conv_keys = ("ok", "stage", "error_type", "error_message", "cached", "key", "converter", "converter_version",
                  "torch_version", "layout", "input_shape", "tflite_input_shape", "tflite_input_dtype", "output_shapes",
                  "max_abs_diff", "validation", "tflite_sha256", "tflite_bytes", "params", "timings", "seconds", "worker_peak_rss_mb")
-    bench_block = {k: v for k, v in bench.items() if k not in ("log",)}
     return {
         **top,
         "schema": SCHEMA,
@@ -97,7 +106,7 @@ def build_report(*, spec: dict[str, Any], conversion: dict[str, Any] | None, ben
         "run_id": run_id,
         "created_at": time.time(),
         "attempts": attempts,
-        "error": error,
+        "error": None if error is None else error.to_dict(),
         "model": {
             "name": spec.get("name"), "kind": spec.get("kind"), "source": spec.get("file") or
             f"{spec.get('module')}:{spec.get('factory')}", "sha256": spec.get("sha256"),
@@ -107,7 +116,7 @@ def build_report(*, spec: dict[str, Any], conversion: dict[str, Any] | None, ben
             "weights": "random (seed 0)",
         },
         "conversion": {k: conversion.get(k) for k in conv_keys},
-        "benchmark": {**bench_block, "settings": settings},
+        "benchmark": {**bench, "settings": settings},
         "device": device,
         "state_before": before,
         "state_after": after,

@@ -1,10 +1,11 @@
-"""A simulated Android device that the real adb server talks to (issue 5).
+"""A simulated Android device that the real adb server talks to.
 
     from nnlite_tui.simdevice import SimDevice, SimConfig, BootTimings, FaultSpec
     with SimDevice(SimConfig(adb_server_port=port)) as sim:   # thread mode; booted on return
         print(sim.serial)                                     # emulator-<port-1>
 
-Pytest fixtures: `pytest_plugins = ["nnlite_tui.simdevice.fixtures"]`.
+A private adb server for it: nnlite_tui.simdevice.adb_server (the test suite's fixtures are in
+tests/sim_plugin.py).
 """
 
 from nnlite_tui.simdevice.boot import BootTimings

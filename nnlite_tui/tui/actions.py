@@ -12,7 +12,7 @@ from textual import work
 from textual.app import SystemCommand
 from textual.screen import Screen
 
-from nnlite_tui.commands.options import ExitCode  # the CLI's exit codes: OK, INTERNAL, STOPPED
+from nnlite_tui.exit_codes import ExitCode
 from nnlite_tui.core.events import RunControl
 from nnlite_tui.tui.screens.confirm import ConfirmQuit
 from nnlite_tui.tui.screens.detail import ModelDetailScreen

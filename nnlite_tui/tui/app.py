@@ -19,11 +19,11 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from nnlite_tui.commands.options import ExitCode  # the CLI's exit codes: OK, INTERNAL, STOPPED
-from nnlite_tui.core.control import Control, runner_pid
+from nnlite_tui.exit_codes import ExitCode
+from nnlite_tui.core.control import Control, RemoteControl, runner_pid
+from nnlite_tui.core.event_log import EventTail
 from nnlite_tui.core.events import Event, MultiReporter, Recovery, Reporter
 from nnlite_tui.tui.actions import OperatorActions
-from nnlite_tui.tui.attach import EventTail, RemoteControl
 from nnlite_tui.tui.messages import LogsPending, PipelineEvent, PipelineEvents
 from nnlite_tui.tui.reporter import TuiReporter
 from nnlite_tui.tui.screens.main import MainScreen

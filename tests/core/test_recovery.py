@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from types import SimpleNamespace
 
 import pytest
 
@@ -30,9 +29,8 @@ class FlakyDevice:
 def policy(tmp_path, serials, allow_reexec=True):
     rec = RecordingReporter()
     devices = {s: FlakyDevice(s) for s in serials}
-    pipeline = SimpleNamespace(devices=devices, _control=Control(), _reporter=rec, emit=rec.emit)
     cfg = RunConfig(sources=[], out=tmp_path, cooldown_s=0.01, allow_reexec=allow_reexec)
-    return RecoveryPolicy(cfg, pipeline), devices, rec
+    return RecoveryPolicy(cfg, rec, Control().stop_now, list(devices)), devices, rec
 
 
 def test_levels_climb_and_a_success_resets_them(tmp_path):

@@ -10,7 +10,7 @@ import pytest
 from nnlite_tui.core.devices.adb import AdbDevice
 from nnlite_tui.core.devices.adb_app import Timeouts
 
-PLUGIN = "nnlite_tui.simdevice.fixtures"
+PLUGIN = "tests.sim_plugin"
 
 
 def pytest_configure(config):

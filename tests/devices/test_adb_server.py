@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from nnlite_tui.core.devices import adb_link
 from nnlite_tui.core.events import RecordingReporter, Recovery
-from nnlite_tui.simdevice.fixtures import AdbServer, _listener_pid, free_port, process_gone
+from nnlite_tui.simdevice.adb_server import AdbServer, _listener_pid, free_port, process_gone
 
 
 def test_a_server_we_did_not_start_is_never_restarted(sim_device_factory, make_device, adb_server):

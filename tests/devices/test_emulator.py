@@ -16,7 +16,7 @@ from nnlite_tui.core.bench import BenchSettings
 from nnlite_tui.core.devices import emulator
 from nnlite_tui.core.devices.registry import DeviceSpecError, resolve_devices
 from nnlite_tui.core.events import DeviceState, RecordingReporter, Recovery
-from nnlite_tui.simdevice.fixtures import process_gone
+from nnlite_tui.simdevice.adb_server import process_gone
 
 
 class Cfg:

@@ -1,10 +1,10 @@
-"""The simulator's fixtures (nnlite_tui/simdevice/fixtures.py).
+"""The simulator's fixtures (tests/sim_plugin.py).
 
 Only a top-level conftest may declare `pytest_plugins`, so this directory registers the plugin
 itself unless tests/conftest.py already did (then every test dir shares one adb server).
 """
 
-PLUGIN = "nnlite_tui.simdevice.fixtures"
+PLUGIN = "tests.sim_plugin"
 
 
 def pytest_configure(config):

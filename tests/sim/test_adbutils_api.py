@@ -10,7 +10,7 @@ import time
 import adbutils
 import pytest
 
-from nnlite_tui.simdevice.fixtures import AdbServer, bundled_adb_path, process_gone
+from nnlite_tui.simdevice.adb_server import AdbServer, bundled_adb_path, process_gone
 
 
 def test_device_listing(sim_device, adb_client):

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from nnlite_tui.simdevice.fixtures import AdbServer
+from nnlite_tui.simdevice.adb_server import AdbServer
 
 DEBIAN_ADB = "/usr/bin/adb"
 

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from nnlite_tui.simdevice.fixtures import free_port
+from nnlite_tui.simdevice.adb_server import free_port
 
 
 def test_sim_device_command(adb_server, test_apk):

@@ -9,7 +9,7 @@ import pytest
 from nnlite_tui.core.control import ControlChannel
 from nnlite_tui.core.events import ModelLog, ModelStatus, RunControl
 from nnlite_tui.core.control import runner_pid
-from nnlite_tui.tui.attach import EventTail
+from nnlite_tui.core.event_log import EventTail
 from nnlite_tui.tui.widgets.run_header import RunHeader
 
 from .conftest import FROZEN, frozen_app
@@ -119,7 +119,7 @@ async def test_attached_console_says_when_the_runner_is_gone(tmp_path, runner):
 async def test_a_long_log_gives_way_to_the_store_snapshot_and_its_tail(tmp_path, runner, monkeypatch):
     from nnlite_tui.core import store as store_module
     from nnlite_tui.core.events import DeviceState, Recovery, RunStarted
-    from nnlite_tui.tui import attach
+    from nnlite_tui.core import event_log as attach
 
     monkeypatch.setattr(attach, "FULL_REPLAY_BYTES", 2000)
     monkeypatch.setattr(attach, "TAIL_BYTES", 1000)

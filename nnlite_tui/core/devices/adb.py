@@ -12,7 +12,6 @@ recover(1) reconnects, recover(2) restarts the adb server if we started it.
 
 from __future__ import annotations
 
-import sys
 import threading
 from typing import Any
 
@@ -154,6 +153,9 @@ class AdbDevice:
         self.app = None  # a device that went away may have been wiped or rebooted: check the app again
         return True
 
+    def pin_cpus(self, cpus: list[int] | None) -> None:
+        """The phone schedules its own cores; the host's pinning does not reach it."""
+
     def kill_children(self) -> None:
         self._closed.set()  # nothing runs on the host: a boot wait notices and gives up
 
@@ -186,39 +188,3 @@ def describe(serial: str, state: str) -> dict[str, Any]:
                model=props.get("ro.product.model"), emulator=emulator, abi=props.get("ro.product.cpu.abi"),
                android=f"{props.get('ro.build.version.release', '?')} (SDK {props.get('ro.build.version.sdk', '?')})")
     return row
-
-
-def resolve(name: str, cfg) -> list[AdbDevice]:
-    from nnlite_tui.core.devices.registry import DeviceSpecError
-
-    apk = getattr(cfg, "apk", None)
-    try:
-        Timeouts.from_env()
-    except ValueError as exc:
-        raise DeviceSpecError(str(exc)) from exc
-    if name.startswith("emulator:"):
-        from nnlite_tui.core.devices.emulator import EmulatorDevice
-
-        avd = name.split(":", 1)[1]
-        if not avd:
-            raise DeviceSpecError("--device emulator:<AVD> needs an AVD name, e.g. emulator:Pixel_API_34")
-        return [EmulatorDevice.for_avd(avd, apk=apk)]
-    try:
-        listed = attached()
-    except DeviceError as err:
-        raise DeviceSpecError(f"--device {name}: {err}") from err
-    if name == "all":
-        usable = [d for d in listed if d["state"] in ("device", "offline")]
-        if not usable:
-            from nnlite_tui.core.devices.local import LocalDevice
-
-            print("--device all: no adb device attached; benchmarking on the host", file=sys.stderr)
-            return [LocalDevice()]
-        return [AdbDevice(d["serial"], apk=apk) for d in usable]
-    for d in listed:
-        if d["serial"] == name:
-            return [AdbDevice(name, apk=apk)]
-    seen = ", ".join(f"{d['serial']} ({d['state']})" for d in listed) or "none"
-    raise DeviceSpecError(f"--device {name}: no such adb device (attached: {seen}; adb server on port "
-                          f"{adb_link.server_port()}). Use a serial from `nnlite devices`, emulator:<AVD>, "
-                          "host or all.")

@@ -18,6 +18,10 @@ class DeviceError(Exception):
         super().__init__(message)
 
 
+class DeviceSpecError(ValueError):
+    """A --device value that names no usable device."""
+
+
 class Device(Protocol):
     serial: str
     kind: str  # "host" | "phone" | "emulator" | "simulated"
@@ -37,5 +41,11 @@ class Device(Protocol):
 
     def recover(self, level: int, reporter: Reporter) -> bool:
         """Escalating recovery (1 reconnect, 2 restart what we own); True if it may work again."""
+
+    def pin_cpus(self, cpus: list[int] | None) -> None:
+        """The cores benchmarks run on (measurement isolation on the host); others ignore it."""
+
+    def kill_children(self) -> None:
+        """Stop any process this device object started for the benchmark in flight (stop-now)."""
 
     def close(self) -> None: ...

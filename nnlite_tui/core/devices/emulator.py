@@ -21,7 +21,7 @@ from typing import Any
 
 from nnlite_tui.core.devices import adb_link
 from nnlite_tui.core.devices.adb import AdbDevice
-from nnlite_tui.core.devices.base import DeviceError
+from nnlite_tui.core.devices.base import DeviceError, DeviceSpecError
 from nnlite_tui.core.events import DeviceState, Recovery, Reporter
 
 FLAGS = ("-no-window", "-no-audio", "-no-snapshot-save", "-no-boot-anim")
@@ -212,8 +212,6 @@ class EmulatorDevice(AdbDevice):
 
     @classmethod
     def for_avd(cls, avd: str, apk: str | None = None, **kw) -> "EmulatorDevice":
-        from nnlite_tui.core.devices.registry import DeviceSpecError
-
         try:
             binary = check_avd(avd)
             adb_link.ensure_server()

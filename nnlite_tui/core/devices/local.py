@@ -168,6 +168,9 @@ class LocalDevice:
             pass  # already gone
         proc.wait()
 
+    def pin_cpus(self, cpus: list[int] | None) -> None:
+        self.cpus = cpus
+
     def kill_children(self) -> None:
         proc = self._proc
         if proc is not None and proc.poll() is None:

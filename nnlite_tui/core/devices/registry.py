@@ -1,26 +1,25 @@
-"""Turn `--device` values into Device objects: host, an adb serial, emulator:<AVD>, or all."""
+"""Device resolution, in one place: `--device` values -> Device objects.
+
+host, an adb serial, emulator:<AVD>, or all (every attached adb device; the host when none is).
+The adb, emulator and host devices sit below this module and never import it; adb support is
+imported only when a value needs it, so a host-only run never loads adbutils.
+"""
 
 from __future__ import annotations
 
+import sys
+
+from nnlite_tui.core.devices.base import Device, DeviceError, DeviceSpecError
 from nnlite_tui.core.devices.local import LocalDevice
 
-
-class DeviceSpecError(ValueError):
-    pass
+__all__ = ["DeviceSpecError", "resolve_devices"]
 
 
-def resolve_devices(names: list[str], cfg) -> list:
-    devices = []
+def resolve_devices(names: list[str], cfg) -> list[Device]:
+    devices: list[Device] = []
     seen = set()
     for name in names or ["host"]:
-        if name == "host":
-            found = [LocalDevice()]
-        else:
-            try:
-                from nnlite_tui.core.devices import adb
-            except ImportError as exc:
-                raise DeviceSpecError(f"--device {name}: adb support is not available ({exc})") from exc
-            found = adb.resolve(name, cfg)
+        found = [LocalDevice()] if name == "host" else _resolve_adb(name, cfg.apk)
         for device in found:
             if device.serial not in seen:
                 seen.add(device.serial)
@@ -28,3 +27,38 @@ def resolve_devices(names: list[str], cfg) -> list:
     if not devices:
         raise DeviceSpecError(f"no device matched --device {' '.join(names)}")
     return devices
+
+
+def _resolve_adb(name: str, apk: str | None) -> list[Device]:
+    from nnlite_tui.core.devices import adb_link
+    from nnlite_tui.core.devices.adb import AdbDevice, attached
+    from nnlite_tui.core.devices.adb_app import Timeouts
+
+    try:
+        Timeouts.from_env()
+    except ValueError as exc:
+        raise DeviceSpecError(str(exc)) from exc
+    if name.startswith("emulator:"):
+        from nnlite_tui.core.devices.emulator import EmulatorDevice
+
+        avd = name.split(":", 1)[1]
+        if not avd:
+            raise DeviceSpecError("--device emulator:<AVD> needs an AVD name, e.g. emulator:Pixel_API_34")
+        return [EmulatorDevice.for_avd(avd, apk=apk)]
+    try:
+        listed = attached()
+    except DeviceError as err:
+        raise DeviceSpecError(f"--device {name}: {err}") from err
+    if name == "all":
+        usable = [d for d in listed if d["state"] in ("device", "offline")]
+        if not usable:
+            print("--device all: no adb device attached; benchmarking on the host", file=sys.stderr)
+            return [LocalDevice()]
+        return [AdbDevice(d["serial"], apk=apk) for d in usable]
+    for d in listed:
+        if d["serial"] == name:
+            return [AdbDevice(name, apk=apk)]
+    seen = ", ".join(f"{d['serial']} ({d['state']})" for d in listed) or "none"
+    raise DeviceSpecError(f"--device {name}: no such adb device (attached: {seen}; adb server on port "
+                          f"{adb_link.server_port()}). Use a serial from `nnlite devices`, emulator:<AVD>, "
+                          "host or all.")

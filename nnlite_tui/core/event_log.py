@@ -1,8 +1,8 @@
-"""Attach mode: show a run owned by another process and steer it through its control channel.
+"""RUN_DIR/events.jsonl, read back: the one reader for `nnlite status` and an attached console.
 
-The runner appends every event to RUN_DIR/events.jsonl and polls RUN_DIR/control.jsonl
-(core.control.ControlChannel). The console tails the one and appends to the other; it never
-touches the runner's store or processes.
+The runner appends every event as a JSON line (core.jsonl.JsonlReporter). A line cut short by
+kill -9 at the end, or one written by a newer version, is counted and passed over: the rest of
+the log still counts.
 """
 
 from __future__ import annotations
@@ -10,10 +10,9 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
-from nnlite_tui.core.control import ControlChannel
 from nnlite_tui.core.events import Event, ModelStatus, RunStarted, event_from_dict
 from nnlite_tui.core.run_files import EVENTS_FILE, STATE_FILE
 
@@ -56,14 +55,8 @@ class EventTail:
         return data[:data.rfind(b"\n") + 1]
 
     def _parse(self, data: bytes) -> list[Event]:
-        events = []
-        for raw in data.splitlines():
-            if not raw.strip():
-                continue
-            try:
-                events.append(event_from_dict(json.loads(raw)))
-            except (json.JSONDecodeError, ValueError, TypeError):
-                self.bad_lines += 1  # a line from a newer writer or a crash; the rest of the log still counts
+        events, bad = parse_events(data)
+        self.bad_lines += bad
         return events
 
     def read_new(self) -> list[Event]:
@@ -109,26 +102,26 @@ def snapshot_events(run_dir: Path, tail: list[Event]) -> list[Event]:
     return events
 
 
-class RemoteControl:
-    """The operator side of core.control.Control, for a run owned by another process."""
+def parse_events(data: bytes) -> tuple[list[Event], int]:
+    """The events in whole JSON lines, and how many lines could not be read."""
+    events: list[Event] = []
+    bad = 0
+    for raw in data.splitlines():
+        if not raw.strip():
+            continue
+        try:
+            events.append(event_from_dict(json.loads(raw)))
+        except (json.JSONDecodeError, ValueError, TypeError):
+            bad += 1
+    return events, bad
 
-    def __init__(self, run_dir: str | os.PathLike):
-        self.channel = ControlChannel(run_dir)
-        self.paused = False
 
-    def pause(self) -> None:
-        self.channel.send("pause")
-        self.paused = True
-
-    def resume(self) -> None:
-        self.channel.send("resume")
-        self.paused = False
-
-    def skip(self, model: str | None = None) -> None:
-        self.channel.send("skip", model)
-
-    def retry(self, model: str) -> None:
-        self.channel.send("retry", model)
-
-    def request_stop(self, now: bool = False) -> None:
-        self.channel.send("stop_now" if now else "stop_after_current")
+def read_events(run_dir: str | os.PathLike, last: int | None = None) -> list[Event]:
+    """The run's events (the `last` N lines only, when given)."""
+    path = Path(run_dir) / EVENTS_FILE
+    if not path.exists():
+        return []
+    lines = path.read_bytes().splitlines()
+    if last is not None:
+        lines = lines[-last:]
+    return parse_events(b"\n".join(lines))[0]

@@ -1,0 +1,112 @@
+"""The run's queues: models waiting to convert, converted models waiting for a device, and who is in flight.
+
+Conversions run ahead of the benchmarks through a bounded lookahead: a model holds a slot from
+the start of its conversion until it is terminal (or put back), so at most `slots` converted
+models wait for the devices. The Runner alone calls these methods; they only move names and jobs.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable
+
+from nnlite_tui.core.outcomes import BenchJob
+
+SHARED = "*"  # the target of a model that any device may take (--distribute)
+
+
+class WorkQueue:
+    def __init__(self, serials: Iterable[str], slots: int):
+        self._lock = threading.Lock()
+        self._pending: deque[str] = deque()
+        self._device_q: dict[str, queue.Queue[BenchJob]] = {s: queue.Queue() for s in serials}
+        self._shared_q: queue.Queue[BenchJob] = queue.Queue()
+        self._slots = threading.Semaphore(max(1, slots))
+        self._holding: set[str] = set()  # models holding a lookahead slot
+        self._active: set[str] = set()  # models in a step right now (converting or benchmarking)
+        self._open: set[str] = set()  # models not yet terminal in this run
+        self._cancel: dict[str, threading.Event] = {}
+        self.all_done = threading.Event()
+
+    # ----- conversions -----
+    def enqueue(self, name: str) -> None:
+        with self._lock:
+            self._open.add(name)
+            self._cancel[name] = threading.Event()
+            self._pending.append(name)
+        self.all_done.clear()
+
+    def requeue(self, name: str) -> None:
+        """Back to the end of the conversion queue (a retry after its back-off)."""
+        with self._lock:
+            self._pending.append(name)
+
+    def next_pending(self) -> str | None:
+        with self._lock:
+            return self._pending.popleft() if self._pending else None
+
+    def take_slot(self, name: str, give_up: Callable[[], bool]) -> bool:
+        """Wait for a lookahead slot for `name`; False (and no slot) if `give_up()` turns true."""
+        while not self._slots.acquire(timeout=0.2):
+            if give_up():
+                return False
+        with self._lock:
+            self._holding.add(name)
+        return True
+
+    def release_slot(self, name: str) -> None:
+        with self._lock:
+            if name in self._holding:
+                self._holding.discard(name)
+                self._slots.release()
+
+    # ----- benchmarks -----
+    def put_job(self, target: str, job: BenchJob) -> None:
+        (self._shared_q if target == SHARED else self._device_q[target]).put(job)
+
+    def next_job(self, serial: str) -> BenchJob | None:
+        for q in (self._device_q[serial], self._shared_q):
+            try:
+                return q.get(timeout=0.1)
+            except queue.Empty:
+                continue
+        return None
+
+    # ----- in flight, terminal -----
+    def cancel_event(self, name: str) -> threading.Event:
+        with self._lock:
+            return self._cancel.setdefault(name, threading.Event())
+
+    def cancel_all(self) -> None:
+        with self._lock:
+            events = list(self._cancel.values())
+        for event in events:
+            event.set()
+
+    def started(self, name: str) -> None:
+        with self._lock:
+            self._active.add(name)
+
+    def stopped(self, name: str) -> None:
+        with self._lock:
+            self._active.discard(name)
+
+    def in_flight(self) -> list[str]:
+        with self._lock:
+            return list(self._active)
+
+    def finish(self, name: str) -> None:
+        """`name` is terminal: free its slot; when nothing is open, the run is done."""
+        with self._lock:
+            self._open.discard(name)
+            if name in self._holding:
+                self._holding.discard(name)
+                self._slots.release()
+            if not self._open:
+                self.all_done.set()
+
+    def has_open(self) -> bool:
+        with self._lock:
+            return bool(self._open)
