@@ -258,7 +258,7 @@ def main() -> int:
 
     from nnlite_tui.simdevice import BootTimings, SimConfig, SimDevice
     from nnlite_tui.simdevice.apk import build_test_apk
-    from nnlite_tui.simdevice.fixtures import ADB_ENV, start_adb_server
+    from nnlite_tui.simdevice.adb_server import ADB_ENV, start_adb_server
 
     work = Path(args.keep or tempfile.mkdtemp(prefix="nnlite-soak-"))
     models_dir, run_dir = work / "models", work / "run"
