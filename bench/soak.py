@@ -253,7 +253,7 @@ def main() -> int:
     if args.quick:
         args.jobs, args.kills = 100, 2
     n_models = max(1, args.jobs // 2)
-    started = time.monotonic()
+    started, load_start = time.monotonic(), os.getloadavg()[0]
     deadline = started + args.max_minutes * 60
 
     from nnlite_tui.simdevice import BootTimings, SimConfig, SimDevice
@@ -366,7 +366,8 @@ def main() -> int:
           f"files, {len(checker.rewritten)} terminal jobs whose report a later run rewrote"
           f"{': e.g. ' + str(sorted(checker.rewritten)[:3]) if checker.rewritten else ''})")
     print(f"terminal jobs without a report: {len(no_report)}; event lines cut by kill -9: {tail.cut}")
-    print(f"wall time: {wall:.0f} s ({wall / 60:.1f} min)")
+    print(f"wall time: {wall:.0f} s ({wall / 60:.1f} min); machine load average (1 min) at start "
+          f"{load_start:.1f}, at end {os.getloadavg()[0]:.1f}")
     problems = []
     if timed_out:
         problems.append(f"did not finish within {args.max_minutes:g} min")
