@@ -39,7 +39,7 @@ INSTALL_CODE = "INSTALL_FAILED_INSUFFICIENT_STORAGE"
 PACKAGE = "org.nnlite.bench"
 TERMINAL = ("done", "failed", "skipped")
 # Deadlines for the runner's adb calls: a hung `am start` must cost seconds, not the CLI's minutes.
-ADB_TIMEOUTS = "shell_s=10,launch_s=3,install_s=30,report_s=20,poll_s=0.1,logcat_every_s=0.4"
+ADB_TIMEOUTS = "shell_s=10,launch_s=2.5,install_s=30,report_s=20,poll_s=0.05,logcat_every_s=0.4"
 MODEL = '''import torch.nn as nn
 
 
@@ -273,7 +273,7 @@ def main() -> int:
     boot = BootTimings(absent=0.2, offline=0.3, booting=0.5, pm_delay=0.3)
     sims = {}
     for profile in ("emu-arm64", "emu-x86_64"):
-        sim = SimDevice(SimConfig(adb_server_port=server.port, profile=profile, boot=boot, app_start_delay=0.1)).start()
+        sim = SimDevice(SimConfig(adb_server_port=server.port, profile=profile, boot=boot, app_start_delay=0.05)).start()
         server.wait_state(sim.serial, "device", timeout=60)
         sims[sim.serial] = sim
     serials = list(sims)
@@ -285,7 +285,7 @@ def main() -> int:
     checker = Checker(run_dir, models, serials)
     cmd = [sys.executable, "-m", "nnlite_tui", "run", str(models_dir), "--out", str(run_dir), "--headless",
            *[x for s in serials for x in ("--device", s)], "--in-shape", "1,3,16,16", "--runs", "3", "--warmup", "1",
-           "--min-seconds", "0", "--max-seconds", "5", "--cooldown", "0.3", "--workers", "1", "--max-attempts", "3"]
+           "--min-seconds", "0", "--max-seconds", "5", "--cooldown", "0.2", "--workers", "1", "--max-attempts", "3"]
     recoveries: Counter = Counter()
     status: dict[str, str] = {}
     attempts: Counter = Counter()
@@ -318,7 +318,7 @@ def main() -> int:
                     os.kill(proc.pid, signal.SIGKILL)  # the runner alone, as `kill -9 PID` would
                     proc.wait()
                     kills += not timed_out
-                    time.sleep(2.0)  # what its children do once their parent is gone
+                    time.sleep(1.0)  # what its children do once their parent is gone
                     left = orphans_of(proc.pid)
                     orphans += len(left)
                     for pid in left:
