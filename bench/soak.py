@@ -357,9 +357,13 @@ def main() -> int:
         print(f"  {kind:17s} {hit[kind]:5d}  {100 * hit[kind] / n_jobs:5.1f}%")
     print(f"kill -9 of the runner: {kills} (planned {len(points)}), each followed by a resume; "
           f"runner exits {exits}; processes left behind by a killed runner: {orphans}")
-    print("recoveries by escalation step (events.jsonl Recovery actions):")
-    for action, count in sorted(recoveries.items(), key=lambda kv: -kv[1]):
-        print(f"  {action:22s} {count:5d}")
+    from nnlite_tui.core.recovery import LEVELS as LADDER  # the runner's escalation for device faults
+
+    print("recoveries by escalation step (Recovery events in events.jsonl):")
+    for action in LADDER:
+        print(f"  {action:22s} {recoveries[action]:5d}")
+    print("  other recovery events: " + ", ".join(f"{a} {n}" for a, n in sorted(recoveries.items(), key=lambda kv: -kv[1])
+                                                if a not in LADDER))
     print("final job states: " + ", ".join(f"{k}: {v}" for k, v in sorted(final.items(), key=str)))
     print(f"lost jobs (no terminal state): {len(lost)}{' e.g. ' + str(lost[:3]) if lost else ''}")
     print(f"duplicate reports: {len(two_files) + len(checker.rewritten)} ({len(two_files)} jobs with two report "
