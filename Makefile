@@ -7,14 +7,20 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.nnlite-installed
 RUN_DIR ?= runs/sample_models
 RUN_ARGS ?=
+# constraints.txt pins torch to its +cpu build, so a CUDA build can never come in. pip finds it where
+# this machine's pip configuration points (a local wheel); elsewhere give PyTorch's CPU index:
+#   make install TORCH_INDEX=<PyTorch's CPU wheel index URL>
+TORCH_INDEX ?=
+PIP_INSTALL := $(BIN)/pip install --quiet -c constraints.txt
 
 .PHONY: install run test clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	# torch first, pinned to the CPU wheel: an unpinned torch pulls a multi-GB CUDA build.
-	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[dev]'
+	# torch and torchvision first (exact versions in constraints.txt), so that nothing later
+	# resolves torch to a CUDA build.
+	$(PIP_INSTALL) $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX)) torch torchvision
+	$(PIP_INSTALL) -e '.[dev]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -11,8 +11,9 @@ the pipeline's own host device (LocalDevice, one fresh process, pinned like in a
 pipeline's HostIsolation, alternately
   on   while the pipeline's Converter pool converts other models on every worker (overlap), and
   off  with no conversion process alive at all,
-in ABBA order per group of models (on, off, off, on), so that the machine's drift, which on the
-dev VM moves a memory-bound model's median by 10-15% within a minute, weighs on both sides alike.
+in ABBA order per group of models (on, off, off, on), so that the machine's drift, which can move a
+memory-bound model's median by 10-15% within a minute (the noise floor printed below shows how
+much on the machine at hand), weighs on both sides alike.
 Per model: mean of the "on" medians vs mean of the "off" medians; PASS when every model is within
 --tolerance (10%). The two "off" medians of a model, a few seconds apart, show the noise floor.
 

@@ -13,7 +13,21 @@ Three ways to measure, all with the real pipeline converting sample_models (no c
 
 Exit status 1 when the 95th percentile is 100 ms or more.
 
-    .venv/bin/python bench/tui_latency.py [--mode pty|tmux|pilot] [--presses 20] [--models sample_models]
+Two more modes measure the console with 10,000 models (bench/tui_synthetic.py makes the run):
+
+  scale    the real console on a 160x48 pseudo-terminal over a synthetic run of --count models
+           (40 models/s, each with status changes, stages, log lines with library warnings,
+           device states; a five-tick cool-down every 50 models), fed through the real message
+           path (pipeline thread -> TuiReporter -> post_message). Prints, from inside the console
+           process, the time to fold each update into the panes and to paint each frame; key press
+           to screen for pause (p), status filter (f), sort (o) and typing a name filter; and the
+           console process's memory.
+  startup  builds a --count-model RUN_DIR with the real RunStore and JsonlReporter, then times
+           `nnlite status RUN_DIR` (wall and CPU) and `nnlite tui RUN_DIR` until its queue shows
+           every model. Targets 0.5 s and 2 s.
+
+    .venv/bin/python bench/tui_latency.py [--mode pty|tmux|pilot|scale|startup] [--presses 20]
+        [--models sample_models] [--count 10000]
 """
 
 from __future__ import annotations
@@ -21,7 +35,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import fcntl
+import json
 import os
+import resource
 import shutil
 import signal
 import statistics
@@ -258,9 +274,148 @@ async def bench_pilot(args) -> int:
     return summary(samples, busy)
 
 
+# ----- scale / startup (10,000 models) -----
+def percentiles(values: list[float]) -> str:
+    ordered = sorted(values)
+    if not ordered:
+        return "none"
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return f"median {statistics.median(ordered):.1f} ms  p95 {p95:.1f} ms  max {ordered[-1]:.1f} ms  (n={len(ordered)})"
+
+
+def python_env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(REPO)}
+
+
+def press(term: Terminal, key: bytes, expect: str, timeout: float = 20) -> float:
+    since = term.mark()
+    t0 = time.perf_counter()
+    term.write(key)
+    arrived = term.wait_for(expect.encode(), since, timeout)
+    if arrived is None:
+        sys.exit(f"no {expect!r} on screen {timeout:.0f} s after pressing {key!r}")
+    return (arrived - t0) * 1000
+
+
+def bench_scale(args) -> int:
+    tmp = Path(tempfile.mkdtemp(prefix="nnlite-scale-"))
+    stats_path = tmp / "stats.json"
+    os.environ["PYTHONPATH"] = str(REPO)
+    term = Terminal([sys.executable, str(REPO / "bench/tui_synthetic.py"), "console", "--models", str(args.count),
+                     "--seconds", str(args.seconds), "--stats", str(stats_path),
+                     *(["--profile", args.profile] if args.profile else [])])
+    keys: dict[str, list[float]] = {"p (pause/resume)": [], "f (status filter)": [], "o (sort)": [],
+                                    "/ name filter keystroke": []}
+    try:
+        if term.wait_for(f"/{args.count}".encode(), 0, 120) is None:
+            sys.exit("the console never showed the synthetic queue")
+        time.sleep(2)
+        for _ in range(args.presses // 4 or 1):
+            keys["p (pause/resume)"].append(press(term, b"p", " PAUSED "))
+            time.sleep(0.2)
+            keys["p (pause/resume)"].append(press(term, b"p", " RUNNING "))
+            time.sleep(0.2)
+            for status in ("queued", "converting", "converted", "benchmarking", "done", "failed", "skipped"):
+                keys["f (status filter)"].append(press(term, b"f", f"filter: {status}"))
+                time.sleep(0.1)
+            keys["f (status filter)"].append(press(term, b"f", f"{args.count}/{args.count}  sort: queue"))
+            for sort in ("status", "name", "latency", "attempts", "queue"):
+                keys["o (sort)"].append(press(term, b"o", f"sort: {sort}"))
+                time.sleep(0.1)
+            term.write(b"/")
+            time.sleep(0.2)
+            typed = ""
+            for digit in "0777":
+                typed += digit
+                keys["/ name filter keystroke"].append(press(term, digit.encode(), f"'{typed}'"))
+            for _ in typed:
+                term.write(b"\x7f")  # backspace
+                time.sleep(0.05)
+            term.write(b"\r")
+            time.sleep(0.5)
+        term.write(b"\x1b")  # back to the queue from the name filter
+        time.sleep(1)
+        term.write(b"t")  # stop after current, then quit
+        time.sleep(1)
+        term.write(b"q")
+        time.sleep(2)
+        term.write(b"y")
+        code = term.wait_exit(120)
+        if code is None or not stats_path.exists():
+            import re
+
+            tail = b"".join(data for _, data in term.chunks[-50:]).decode("utf-8", "replace")
+            print(re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", " ", tail)[-3000:])
+            sys.exit(f"the console did not exit cleanly (exit code {code})")
+        stats = json.loads(stats_path.read_text())
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    rss = stats["rss_bytes"]
+    print(f"scale: {stats['models_shown']} models in the queue, {len(stats['fold_ms'])} updates folded, "
+          f"{len(stats['paint_ms'])} frames painted")
+    print(f"  fold of one update into the panes   {percentiles(stats['fold_ms'])}")
+    print(f"  frame paint (layout + render + write) {percentiles(stats['paint_ms'])}")
+    print(f"  frame time (its folds + its paint)  {percentiles(stats['frame_ms'])}   target median <= 16, p95 <= 50")
+    print(f"  the same in CPU time of the console  {percentiles(stats['frame_cpu_ms'])}")
+    for name, samples in keys.items():
+        print(f"  key to screen, {name:<24} {percentiles(samples)}")
+    print(f"  console RSS: start {rss[0] / 2**20:.0f} MiB, end {rss[-1] / 2**20:.0f} MiB, "
+          f"peak {stats['max_rss_bytes'] / 2**20:.0f} MiB; kept {stats['events_kept']} events, "
+          f"{stats['log_lines_kept']} log lines")
+    return 0
+
+
+def bench_startup(args) -> int:
+    import psutil
+
+    tmp = Path(tempfile.mkdtemp(prefix="nnlite-startup-"))
+    run_dir = tmp / "run"
+    try:
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, str(REPO / "bench/tui_synthetic.py"), "store", str(run_dir),
+                        "--models", str(args.count)], check=True, env=python_env())
+        size = sum(p.stat().st_size for p in run_dir.iterdir()) / 2**20
+        print(f"startup: store of {args.count} models built in {time.perf_counter() - t0:.1f} s ({size:.0f} MiB)")
+        walls, cpus = [], []
+        for _ in range(args.repeats):
+            t0 = time.perf_counter()
+            proc = psutil.Popen([sys.executable, "-m", "nnlite_tui", "status", str(run_dir)], env=python_env(),
+                                stdout=subprocess.DEVNULL)
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            proc.wait()
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            walls.append(time.perf_counter() - t0)
+            cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+        print(f"  nnlite status RUN_DIR: wall median {statistics.median(walls):.2f} s (min {min(walls):.2f}), "
+              f"CPU median {statistics.median(cpus):.2f} s   target <= 0.5 s")
+        walls, cpus = [], []
+        os.environ["PYTHONPATH"] = str(REPO)
+        for _ in range(args.repeats):
+            t0 = time.perf_counter()
+            term = Terminal([sys.executable, "-m", "nnlite_tui", "tui", str(run_dir)])
+            shown = term.wait_for(f"Models {args.count}/{args.count}".encode(), 0, 60)
+            if shown is None:
+                sys.exit("nnlite tui never showed the whole queue")
+            used = psutil.Process(term.pid).cpu_times()
+            walls.append(shown - t0)
+            cpus.append(used.user + used.system)
+            term.write(b"q")
+            term.wait_exit(30)
+        print(f"  nnlite tui RUN_DIR until the queue shows all {args.count}: wall median "
+              f"{statistics.median(walls):.2f} s (min {min(walls):.2f}), CPU median {statistics.median(cpus):.2f} s"
+              "   target <= 2 s")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--mode", choices=("pty", "tmux", "pilot"), default="pty")
+    parser.add_argument("--mode", choices=("pty", "tmux", "pilot", "scale", "startup"), default="pty")
+    parser.add_argument("--count", type=int, default=10_000, help="models (scale, startup)")
+    parser.add_argument("--seconds", type=float, default=60.0, help="synthetic run length (scale)")
+    parser.add_argument("--repeats", type=int, default=5, help="start-ups timed (startup)")
+    parser.add_argument("--profile", help="cProfile the console to this file (scale)")
     parser.add_argument("--presses", type=int, default=20)
     parser.add_argument("--models", default=str(REPO / "sample_models"))
     args = parser.parse_args()
@@ -268,6 +423,10 @@ def main() -> None:
         code = bench_pty(args)
     elif args.mode == "tmux":
         code = bench_tmux(args)
+    elif args.mode == "scale":
+        code = bench_scale(args)
+    elif args.mode == "startup":
+        code = bench_startup(args)
     else:
         code = asyncio.run(bench_pilot(args))
     sys.exit(code)

@@ -16,11 +16,14 @@ from nnlite_tui import __version__
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "convert": ("nnlite_tui.commands.convert_cmd:convert", "Convert models to .tflite and validate them."),
     "run": ("nnlite_tui.commands.run_cmd:run", "Convert and benchmark models on a device; resumable."),
+    "predict": ("nnlite_tui.commands.predict_cmd:predict", "Predict latency from per-op profiles of earlier runs."),
     "status": ("nnlite_tui.commands.status_cmd:status", "Counts by status and the last events of a run."),
-    "report": ("nnlite_tui.commands.report_cmd:report", "Re-export a run's reports (csv, jsonl, lemur)."),
+    "report": ("nnlite_tui.commands.report_cmd:report", "Re-export a run's reports (csv, jsonl, lemur, html)."),
+    "compare": ("nnlite_tui.commands.compare_cmd:compare", "Compare two runs: slower/faster with a bootstrap CI."),
     "devices": ("nnlite_tui.commands.devices_cmd:devices", "List the host, adb devices, emulators and AVDs."),
     "emulator": ("nnlite_tui.commands.emulator_cmd:emulator", "List, start and stop Android emulators."),
     "tui": ("nnlite_tui.commands.tui_cmd:tui", "Open the control console (optionally attached to a run)."),
+    "cache": ("nnlite_tui.commands.cache_cmd:cache", "The conversion cache: info, prune."),
     "sim-device": ("nnlite_tui.simdevice.command:sim_device", "Run a simulated Android device for adb."),
 }
 

@@ -12,3 +12,4 @@ class ExitCode(enum.IntEnum):
     STATE = 3  # the run's state file is corrupt or unreadable (it is kept untouched)
     STOPPED = 4  # stopped by a signal or the operator before the end; rerun the command to resume
     NOTHING = 5  # nothing could be done: no model found, no device, the converter could not start
+    REGRESSION = 6  # `nnlite compare --fail-on-regression` found a significant slowdown or a new failure

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-FIXTURES = Path(__file__).parent / "fixtures"
 REPO = Path(__file__).parent.parent
-LEMUR_MINI = Path(os.environ.get("NNLITE_LEMUR_MINI") or REPO.parent / "shared" / "lemur-mini")
+FIXTURES = Path(__file__).parent / "fixtures"
+LEMUR_TREE = FIXTURES / "lemur"  # ten real LEMUR models with their trials and transforms
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -40,8 +40,9 @@ def bad_models(tmp_path) -> Path:
     return dest
 
 
-@pytest.fixture(scope="session")
-def lemur_mini() -> Path:
-    if not (LEMUR_MINI / "ab" / "nn" / "nn").is_dir():
-        pytest.skip(f"the shared LEMUR tree is not at {LEMUR_MINI}")
-    return LEMUR_MINI
+@pytest.fixture
+def lemur_tree(tmp_path) -> Path:
+    """A writable copy of the committed LEMUR tree."""
+    dest = tmp_path / "lemur"
+    shutil.copytree(LEMUR_TREE, dest)
+    return dest

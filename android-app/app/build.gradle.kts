@@ -12,8 +12,8 @@ android {
         applicationId = "org.nnlite.bench"
         minSdk = 24
         targetSdk = 36
-        versionCode = 1
-        versionName = "0.1.0" // must equal Report.APP_VERSION in :core (checked by tests/android)
+        versionCode = 2
+        versionName = "0.2.0" // must equal Report.APP_VERSION in :core (checked by tests/android)
     }
 
     buildTypes {

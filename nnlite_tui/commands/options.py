@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 import click
@@ -60,6 +61,9 @@ def convert_options(fn: Callable) -> Callable:
         click.option("--cache-dir", type=click.Path(file_okay=False), help="Conversion cache "
                      "(default $NNLITE_CACHE_DIR or ~/.cache/nnlite/convert)."),
         click.option("--no-cache", is_flag=True, help="Convert again even when a cached result exists."),
+        click.option("--cache-max-gb", type=click.FloatRange(min=0), default=None, help="Size cap of the conversion "
+                     "cache; least recently used entries go (default $NNLITE_CACHE_MAX_GB, else min(20 GB, 25% "
+                     "of the free space at first use))."),
     ]):
         fn = deco(fn)
     return fn
@@ -69,11 +73,17 @@ def convert_options_from(kw: dict):
     from pathlib import Path
 
     from nnlite_tui.core.convert import ConvertOptions
+    from nnlite_tui.core.convert_cache_cap import ENV_MAX_GB, parse_max_gb
 
+    if kw.get("cache_max_gb") is None and os.environ.get(ENV_MAX_GB):
+        try:
+            parse_max_gb(os.environ[ENV_MAX_GB])
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
     return ConvertOptions(timeout_s=kw["timeout_s"], mem_cap_mb=kw["mem_cap_mb"], recycle_after=kw["recycle_after"],
                           nhwc=kw["nhwc"], workers=kw["workers"], use_cache=not kw["no_cache"],
                           cache_dir=Path(kw["cache_dir"]) if kw.get("cache_dir") else None,
-                          max_params=kw.get("max_params"))
+                          max_params=kw.get("max_params"), cache_max_gb=kw.get("cache_max_gb"))
 
 
 def discover_or_exit(kw: dict):

@@ -1,4 +1,4 @@
-"""`nnlite report RUN_DIR --format csv|jsonl|lemur`: re-export a run's reports."""
+"""`nnlite report RUN_DIR --format csv|jsonl|lemur|html`: re-export a run's reports, or view them as one page."""
 
 from __future__ import annotations
 
@@ -11,15 +11,19 @@ import click
 
 @click.command()
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl", "lemur"]), default="csv", show_default=True)
-@click.option("--output", "-o", type=click.Path(), help="File (csv, jsonl) or directory (lemur); default: stdout "
-              "for csv/jsonl, RUN_DIR/lemur for lemur.")
+@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl", "lemur", "html"]), default="csv", show_default=True)
+@click.option("--output", "-o", type=click.Path(), help="File (csv, jsonl, html) or directory (lemur); default: "
+              "stdout for csv/jsonl, RUN_DIR/lemur for lemur, RUN_DIR/report.html for html.")
 def report(run_dir: str, fmt: str, output: str | None) -> None:
-    """Re-export RUN_DIR's reports: a CSV summary, JSON lines, or LEMUR's ab/nn/stat/run layout."""
+    """Re-export RUN_DIR's reports: a CSV summary, JSON lines, LEMUR's ab/nn/stat/run layout, or one
+    self-contained HTML page (plots, a sortable table, per-model details) that opens offline."""
     from nnlite_tui.core.report import load_reports, to_csv, write_lemur
     from nnlite_tui.core.summary import summary_rows
 
     path = Path(run_dir)
+    if fmt == "html":
+        _write_html(path, Path(output) if output else path / "report.html")
+        return
     try:
         reports = load_reports(path)
     except ValueError as exc:
@@ -38,3 +42,18 @@ def report(run_dir: str, fmt: str, output: str | None) -> None:
         click.echo(f"wrote {output}", err=True)
     else:
         sys.stdout.write(text)
+
+
+def _write_html(run_dir: Path, out: Path) -> None:
+    from nnlite_tui.core.results.html_report import build_html
+    from nnlite_tui.core.results.rows import load_run
+
+    try:
+        run = load_run(run_dir)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(build_html(run), encoding="utf-8")
+    tmp.replace(out)
+    click.echo(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB, {len(run.rows)} report(s))")

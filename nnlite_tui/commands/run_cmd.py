@@ -16,6 +16,12 @@ from nnlite_tui.exit_codes import ExitCode
 MAX_REEXECS = 3
 
 
+def profile_mode(choice: str | None, backend: str) -> str | None:
+    if choice == "auto":
+        return "builtin" if backend == "cpu" else "xnnpack"
+    return choice
+
+
 @click.command(epilog=EXIT_CODES_HELP)
 @source_options
 @convert_options
@@ -30,9 +36,16 @@ MAX_REEXECS = 3
 @click.option("--max-seconds", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
               help="Cap on timed seconds.")
 @click.option("--warmup", type=click.IntRange(min=0), default=5, show_default=True, help="Untimed warm-up runs.")
+@click.option("--warmup-seconds", type=click.FloatRange(min=0), default=0.5, show_default=True,
+              help="Warm up for at least this long as well as --warmup runs (benchmark_model's --warmup_min_secs).")
+@click.option("--require-full-delegation", is_flag=True,
+              help="Fail a benchmark when the delegate takes only part of the graph (adb devices).")
 @click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True, help="Interpreter threads.")
 @click.option("--backend", type=click.Choice(["xnnpack", "cpu", "gpu", "nnapi"]), default="xnnpack",
               show_default=True, help="Delegate; the report says which one actually ran.")
+@click.option("--profile-ops", type=click.Choice(["auto", "xnnpack", "builtin", "both"]), is_flag=False,
+              flag_value="auto", default=None, help="After the timed runs, a separate profiled pass on the host "
+              "records per-op times (auto: the benchmark's kernels) into the report's ops block.")
 @click.option("--max-attempts", type=click.IntRange(min=1), default=3, show_default=True,
               help="Attempts per model for transient faults (timeouts, crashes, device faults).")
 @click.option("--cooldown", "cooldown_s", type=click.FloatRange(min=0), default=10.0, show_default=True,
@@ -44,6 +57,12 @@ MAX_REEXECS = 3
 @click.option("--force-config", is_flag=True, help="Resume even though result-changing settings differ.")
 @click.option("--isolation", type=click.Choice(["pause", "affinity", "none"]), default="pause", show_default=True,
               help="Host benchmarks: pause conversions while timing, pin them to other cores, or neither.")
+@click.option("--keep-tflite", type=click.Choice(["all", "failed", "none"]), default="failed", show_default=True,
+              help="Which .tflite files the run directory keeps once a model is finished (the conversion "
+                   "cache keeps its own copies, bounded by its size cap).")
+@click.option("--min-free-gb", type=click.FloatRange(min=0), default=None,
+              help="Conversions wait while the run's or the cache's disk has less free space than this "
+                   "(default: 2 GB or 5% of the filesystem, whichever is more).")
 @click.option("--headless", is_flag=True, help="No console, even on a terminal.")
 @click.option("--theme", help="Console colour theme.")
 def run(**kw) -> None:
@@ -65,9 +84,14 @@ def run(**kw) -> None:
     try:
         bench = BenchSettings(warmup=kw["warmup"], runs=kw["runs"], min_seconds=kw["min_seconds"],
                               max_runs=max(kw["max_runs"], kw["runs"]), max_seconds=kw["max_seconds"],
-                              threads=kw["threads"], backend=kw["backend"])
+                              threads=kw["threads"], backend=kw["backend"], warmup_seconds=kw["warmup_seconds"],
+                              require_full_delegation=kw["require_full_delegation"],
+                              profile_ops=profile_mode(kw["profile_ops"], kw["backend"]))
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    if bench.profile_ops and any(d != "host" for d in kw["devices"]):
+        click.echo("warning: --profile-ops profiles host benchmarks only; other devices' reports have no ops "
+                   "block", err=True)
     headless = kw["headless"] or not sys.stdout.isatty()
     cfg = RunConfig(sources=list(kw["sources"]), out=Path(kw["out"]), devices=list(kw["devices"]), bench=bench,
                     convert=convert_options_from(kw), in_shape=kw["in_shape"], num_classes=kw["num_classes"],
@@ -75,7 +99,8 @@ def run(**kw) -> None:
                     max_params=kw["max_params"], max_attempts=kw["max_attempts"], cooldown_s=kw["cooldown_s"],
                     cooldown_temp=kw["cooldown_temp"], distribute=kw["distribute"], retry_failed=kw["retry_failed"],
                     force_config=kw["force_config"], isolation=kw["isolation"], allow_reexec=headless,
-                    apk=kw["apk"])
+                    apk=kw["apk"], keep_tflite=kw["keep_tflite"],
+                    min_free_bytes=None if kw["min_free_gb"] is None else int(kw["min_free_gb"] * 1e9))
     try:
         pipeline = build_pipeline(cfg, specs)
     except (ConfigMismatch, DeviceSpecError) as exc:

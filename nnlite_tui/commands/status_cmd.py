@@ -18,8 +18,8 @@ from nnlite_tui.exit_codes import ExitCode
 def status(run_dir: str, n_events: int) -> None:
     """Counts by status and the last events of RUN_DIR (also while another process runs it)."""
     from nnlite_tui.core.control import runner_pid
-    from nnlite_tui.core.events import STATUSES, RunControl
-    from nnlite_tui.core.event_log import read_events
+    from nnlite_tui.core.events import STATUSES
+    from nnlite_tui.core.event_log import last_events, paused as was_paused
     from nnlite_tui.core.store.files import StoreError, load_snapshot, state_path
 
     path = Path(run_dir)
@@ -34,11 +34,7 @@ def status(run_dir: str, n_events: int) -> None:
     counts = {s: 0 for s in STATUSES}
     for rec in records:
         counts[rec.get("status", "queued")] = counts.get(rec.get("status", "queued"), 0) + 1
-    events = read_events(path)
-    paused = False
-    for ev in events:
-        if isinstance(ev, RunControl) and ev.action in ("pause", "resume"):
-            paused = ev.action == "pause"
+    paused = was_paused(path) if pid else False
     state = f"live (pid {pid}){', PAUSED' if paused else ''}" if pid else "not running"
     click.echo(f"run {path}  [{state}]  {len(records)} models")
     click.echo("  " + "  ".join(f"{s} {counts[s]}" for s in STATUSES))
@@ -46,7 +42,7 @@ def status(run_dir: str, n_events: int) -> None:
     for rec in failed:
         err = rec.get("error") or {}
         click.echo(f"  failed {rec['name']}: {err.get('stage')}: {err.get('type')}: {err.get('message')}")
-    shown = [e for e in events if type(e).__name__ != "ModelLog"][-n_events:] if n_events else []
+    shown = last_events(path, n_events)
     if shown:
         click.echo("last events:")
     for ev in shown:

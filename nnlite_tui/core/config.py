@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from nnlite_tui.core.artifacts import DEFAULT_KEEP
 from nnlite_tui.core.bench import BenchSettings
 from nnlite_tui.core.convert import ConvertOptions
 
@@ -38,11 +39,16 @@ class RunConfig:
     force_config: bool = False
     allow_reexec: bool = False  # last-resort recovery: re-exec the process (headless CLI only)
     apk: str | None = None
+    keep_tflite: str = DEFAULT_KEEP  # which run-dir .tflite files a terminal model keeps (core.artifacts)
+    min_free_bytes: int | None = None  # conversions wait below this much free disk (None: core.disk's default)
 
     def result_settings(self) -> dict[str, Any]:
         """Settings that change what a report measures; a resumed run must keep them."""
         return {
-            "bench": {k: v for k, v in asdict(self.bench).items()},
+            # profile_ops and profile_runs add a separate pass after the timed runs; left out while unset
+            # so runs stored before the setting existed still resume.
+            "bench": {k: v for k, v in asdict(self.bench).items()
+                      if not (k in ("profile_ops", "profile_runs") and not self.bench.profile_ops)},
             "nhwc": self.convert.nhwc,
             "in_shape": list(self.in_shape) if self.in_shape else None,
             "num_classes": self.num_classes,
@@ -71,8 +77,11 @@ def check_resume(stored: dict[str, Any] | None, cfg: RunConfig) -> list[str]:
     diffs = []
     for key in sorted(set(old) | set(new)):
         if key == "bench":
-            for k in sorted(set(old.get("bench") or {}) | set(new["bench"])):
-                a, b = (old.get("bench") or {}).get(k), new["bench"].get(k)
+            stored_bench = old.get("bench") or {}
+            for k in sorted(set(stored_bench) | set(new["bench"])):
+                if k not in stored_bench:
+                    continue  # a setting newer than the run: its reports record the value they used
+                a, b = stored_bench.get(k), new["bench"].get(k)
                 if a != b:
                     diffs.append(f"--{k.replace('_', '-')}: stored {a!r}, given {b!r}")
         elif old.get(key) != new.get(key):

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import queue
-import shutil
 import signal
 import socket
 import subprocess
@@ -28,6 +27,9 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from nnlite_tui.core.convert_cache import CacheWriteError, ConversionCache, default_cache_dir, disk_full_failure, \
+    explain_crash
+from nnlite_tui.core.convert_cache_files import place_file as _place  # the name callers import
 from nnlite_tui.core.spec import ModelSpec
 
 # Bump when the worker's output for the same inputs changes (invalidates the cache).
@@ -35,13 +37,6 @@ CONVERT_FORMAT = 3  # 3: validated on two inputs, with validation.strength
 # Stages whose failure is a property of the model, not of the machine: cached, never retried in a loop.
 DETERMINISTIC_STAGES = ("import", "instantiate", "export", "lower", "serialize", "validate", "filtered")
 TRANSIENT_STAGES = ("timeout", "out-of-memory", "crash")
-
-
-def default_cache_dir() -> Path:
-    env = os.environ.get("NNLITE_CACHE_DIR")
-    if env:
-        return Path(env)
-    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "nnlite" / "convert"
 
 
 def _version(dist: str) -> str:
@@ -65,6 +60,7 @@ class ConvertOptions:
     threads_per_worker: int = 1
     cache_dir: Path | None = None
     use_cache: bool = True
+    cache_max_gb: float | None = None  # None: $NNLITE_CACHE_MAX_GB, else the cache's default cap
     start_timeout_s: float = 180.0
     max_params: int | None = None
 
@@ -84,36 +80,6 @@ def cache_key(spec: ModelSpec, options: ConvertOptions, versions: dict[str, str]
 
     payload = json.dumps([CONVERT_FORMAT, spec.key(), options.nhwc, options.max_params, versions], sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()
-
-
-class ConversionCache:
-    """Content-addressed: <dir>/<key[:2]>/<key>.json (+ .tflite when the conversion succeeded)."""
-
-    def __init__(self, root: Path):
-        self.root = root
-
-    def paths(self, key: str) -> tuple[Path, Path]:
-        d = self.root / key[:2]
-        return d / f"{key}.json", d / f"{key}.tflite"
-
-    def get(self, key: str) -> dict[str, Any] | None:
-        meta, tflite = self.paths(key)
-        try:
-            result = json.loads(meta.read_text())
-        except FileNotFoundError:
-            return None
-        except (OSError, json.JSONDecodeError):
-            return None  # a damaged entry is a miss; the conversion reruns and rewrites it
-        if result.get("ok") and not tflite.exists():
-            return None
-        return result
-
-    def put(self, key: str, result: dict[str, Any]) -> None:
-        meta, _ = self.paths(key)
-        meta.parent.mkdir(parents=True, exist_ok=True)
-        tmp = meta.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(result, indent=1, default=str))
-        os.replace(tmp, meta)
 
 
 def _tree_rss(pid: int) -> int:
@@ -314,7 +280,7 @@ class Converter:
 
     def __post_init__(self) -> None:
         self.versions = converter_versions()
-        self.cache = ConversionCache(self.options.cache_dir or default_cache_dir())
+        self.cache = ConversionCache(self.options.cache_dir or default_cache_dir(), self.options.cache_max_gb)
         self._idle: queue.Queue[_Worker] = queue.Queue()
         self.gate = PauseGate()
         self._all = [_Worker(self.options, self.log_dir, self.gate) for _ in range(self.n_workers)]
@@ -344,34 +310,37 @@ class Converter:
                 cancel: threading.Event | None = None) -> dict[str, Any]:
         """Convert (or take from cache) one model to `dest`; returns the result dict."""
         key = self.key(spec)
-        meta_path, cached_tflite = self.cache.paths(key)
         if self.options.use_cache:
-            hit = self.cache.get(key)
+            hit = self.cache.fetch(key, dest)
             if hit is not None:
-                if hit.get("ok"):
-                    _place(cached_tflite, dest)
-                    hit["tflite_path"] = str(dest)
                 if log_path:
                     with open(log_path, "a") as f:
                         f.write(f"[nnlite] cached conversion {key[:16]} ({hit.get('stage')})\n")
                 return {**hit, "cached": True, "key": key, "model": spec.name}
-        cached_tflite.parent.mkdir(parents=True, exist_ok=True)
-        job = {"spec": spec.to_dict(), "out_path": str(cached_tflite), "nhwc": self.options.nhwc,
-               "max_params": self.options.max_params,
-               "log_path": str(log_path) if log_path else None}
-        worker = self._idle.get()
         try:
+            staging = self.cache.staging(key)
+        except CacheWriteError as exc:
+            return {**disk_full_failure(self.cache.root, str(exc)), "cached": False, "key": key, "model": spec.name}
+        try:
+            job = {"spec": spec.to_dict(), "out_path": str(staging.tflite), "nhwc": self.options.nhwc,
+                   "max_params": self.options.max_params,
+                   "log_path": str(log_path) if log_path else None}
+            worker = self._idle.get()
             try:
-                result = worker.run(job, cancel)
-            except RuntimeError as exc:
-                result = _failure("crash", "WorkerStart", str(exc))
+                try:
+                    result = worker.run(job, cancel)
+                except RuntimeError as exc:
+                    result = _failure("crash", "WorkerStart", str(exc))
+            finally:
+                self._idle.put(worker)
+            result = explain_crash(self.cache.root, result)
+            if self.options.use_cache and (result.get("ok") or result.get("stage") in DETERMINISTIC_STAGES):
+                result = self.cache.commit(staging, result, dest)
+            elif result.get("ok"):
+                _place(staging.tflite, dest)
+                result["tflite_path"] = str(dest)
         finally:
-            self._idle.put(worker)
-        if self.options.use_cache and (result.get("ok") or result.get("stage") in DETERMINISTIC_STAGES):
-            self.cache.put(key, {k: v for k, v in result.items() if k != "tflite_path"})
-        if result.get("ok"):
-            _place(cached_tflite, dest)
-            result["tflite_path"] = str(dest)
+            staging.discard()
         return {**result, "cached": False, "key": key, "model": spec.name}
 
     def convert_many(self, specs: list[ModelSpec], out_dir: Path, log_dir: Path | None = None,
@@ -456,16 +425,3 @@ class Converter:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-def _place(src: Path, dest: Path) -> None:
-    """Put the cached .tflite at dest (a hard link when possible), replacing dest atomically."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    # A unique temporary name: a .tmp left by a killed run must not stand in the way (or be src).
-    tmp = dest.with_name(f"{dest.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.unlink(missing_ok=True)
-    try:
-        os.link(src, tmp)
-    except OSError:
-        shutil.copyfile(src, tmp)  # another filesystem, or links not allowed
-    os.replace(tmp, dest)

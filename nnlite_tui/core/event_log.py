@@ -8,18 +8,20 @@ the log still counts.
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from nnlite_tui.core.events import Event, ModelStatus, RunStarted, event_from_dict
+from nnlite_tui.core.events import Event, ModelStatus, RunControl, RunStarted, event_from_dict
 from nnlite_tui.core.run_files import EVENTS_FILE, STATE_FILE
 
 POLL_SECONDS = 0.2
 MAX_BATCH = 2000  # events per message, so replaying a long log keeps the UI responsive
 FULL_REPLAY_BYTES = 8 << 20  # a longer log is not replayed: the store says where each model is
 TAIL_BYTES = 1 << 20  # the end of a long log: recent recoveries, device states, logs
+STATUS_MARK = b'"type": "ModelStatus"'  # core.jsonl writes "type" first
 
 
 class EventTail:
@@ -43,7 +45,9 @@ class EventTail:
         if 0 < size <= FULL_REPLAY_BYTES or not Path(self.path.parent, STATE_FILE).exists():
             return [], False
         self.offset = size
-        tail = self._parse(self._read_range(max(0, size - TAIL_BYTES), size, size > TAIL_BYTES)) if size else []
+        # The store is newer than any status in the tail (snapshot_events drops them): not parsed.
+        data = self._read_range(max(0, size - TAIL_BYTES), size, size > TAIL_BYTES) if size else b""
+        tail = self._parse(data, skip=STATUS_MARK)
         return snapshot_events(self.path.parent, tail), True
 
     def _read_range(self, start: int, end: int, whole_lines_only: bool) -> bytes:
@@ -54,8 +58,8 @@ class EventTail:
             data = data[data.find(b"\n") + 1:]
         return data[:data.rfind(b"\n") + 1]
 
-    def _parse(self, data: bytes) -> list[Event]:
-        events, bad = parse_events(data)
+    def _parse(self, data: bytes, skip: bytes | None = None) -> list[Event]:
+        events, bad = parse_events(data, skip)
         self.bad_lines += bad
         return events
 
@@ -102,12 +106,13 @@ def snapshot_events(run_dir: Path, tail: list[Event]) -> list[Event]:
     return events
 
 
-def parse_events(data: bytes) -> tuple[list[Event], int]:
-    """The events in whole JSON lines, and how many lines could not be read."""
+def parse_events(data: bytes, skip: bytes | None = None) -> tuple[list[Event], int]:
+    """The events in whole JSON lines (less those whose start holds `skip`), and how many lines
+    could not be read."""
     events: list[Event] = []
     bad = 0
     for raw in data.splitlines():
-        if not raw.strip():
+        if not raw.strip() or (skip is not None and skip in raw[:40]):
             continue
         try:
             events.append(event_from_dict(json.loads(raw)))
@@ -116,12 +121,56 @@ def parse_events(data: bytes) -> tuple[list[Event], int]:
     return events, bad
 
 
-def read_events(run_dir: str | os.PathLike, last: int | None = None) -> list[Event]:
-    """The run's events (the `last` N lines only, when given)."""
+# ----- `nnlite status`: read from the end, since a run of days leaves a log of hundreds of MB -----
+CHUNK = 256 << 10
+LOG_MARK = b'"type": "ModelLog"'  # JsonlReporter writes "type" first, as json.dumps(to_dict())
+
+
+def _parse_line(line: bytes) -> Event | None:
+    events, _ = parse_events(line)
+    return events[0] if events else None  # a line cut short by kill -9, or from a newer writer
+
+
+def last_events(run_dir: Path, count: int) -> list[Event]:
+    """The last `count` events other than log lines, oldest first."""
     path = Path(run_dir) / EVENTS_FILE
-    if not path.exists():
+    if count <= 0 or not path.exists():
         return []
-    lines = path.read_bytes().splitlines()
-    if last is not None:
-        lines = lines[-last:]
-    return parse_events(b"\n".join(lines))[0]
+    found: list[Event] = []
+    with open(path, "rb") as f:
+        end = f.seek(0, 2)
+        carry = b""
+        while end > 0 and len(found) < count:
+            start = max(0, end - CHUNK)
+            f.seek(start)
+            data = f.read(end - start) + carry
+            lines = data.split(b"\n")
+            carry = lines.pop(0) if start > 0 else b""  # may be cut: joined to the next chunk read
+            for line in reversed(lines):
+                if line.strip() and LOG_MARK not in line[:40]:
+                    event = _parse_line(line)
+                    if event is not None:
+                        found.append(event)
+                        if len(found) == count:
+                            break
+            end = start
+    return found[::-1]
+
+
+def paused(run_dir: Path) -> bool:
+    """Was the latest session paused (its last pause/resume a pause, after its RunStarted)?"""
+    path = Path(run_dir) / EVENTS_FILE
+    if not path.exists() or path.stat().st_size == 0:
+        return False
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        started = data.rfind(b'"type": "RunStarted"')
+        at = len(data)
+        while True:
+            at = data.rfind(b'"type": "RunControl"', 0, at)
+            if at < 0 or at < started:
+                return False
+            begin = data.rfind(b"\n", 0, at) + 1
+            stop = data.find(b"\n", at)
+            event = _parse_line(data[begin:stop if stop >= 0 else len(data)])
+            if isinstance(event, RunControl) and event.action in ("pause", "resume"):
+                return event.action == "pause"

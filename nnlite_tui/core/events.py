@@ -46,6 +46,7 @@ class ModelStatus(Event):
     device: str | None = None
     median_ms: float | None = None
     error: str | None = None  # "stage: Type: first line" for failed models
+    flags: tuple[str, ...] = ()  # facts that qualify a result, e.g. "throttled" (the device throttled while timing)
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,7 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         raise ValueError(f"unknown event type {data.get('type')!r}")
     names = {f.name for f in fields(cls)}
     kwargs = {k: v for k, v in data.items() if k in names}
-    for key in ("models", "devices"):
+    for key in ("models", "devices", "flags"):
         if key in kwargs and isinstance(kwargs[key], list):
             kwargs[key] = tuple(kwargs[key])
     return cls(**kwargs)

@@ -3,8 +3,8 @@
 Methods (RunConfig.isolation, `nnlite run --isolation`):
   pause     (default) conversion workers are stopped (SIGSTOP) for the length of each host
             benchmark and continued (SIGCONT) after it; their timeouts do not count the pause.
-            Measured on the 2-vCPU dev VM, pinning alone left medians up to 32% high
-            (bench/isolation_check.py): the vCPUs share more than a core's affinity can separate.
+            Pinning alone can leave medians far too high where virtual CPUs share more than a
+            core's affinity separates: bench/isolation_check.py --isolation affinity measures it.
   affinity  every thread of every conversion worker is pinned to the cores the benchmark does not
             use while it runs (sched_setaffinity per thread: a pid's mask covers only its main thread).
   none      conversions run as they please; the report says so.

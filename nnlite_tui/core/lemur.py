@@ -26,7 +26,7 @@ class Dataset:
     native_hw: tuple[int, int] | None  # None: images vary in size, so only a sizing transform fixes it
 
 
-# Class counts from the lemur-mini README. CelebA and Imagenette images are not one fixed size and the
+# Class counts of the LEMUR datasets (nn-dataset). CelebA and Imagenette images are not one fixed size and the
 # loaders' native size for Places365 is not recorded in the tree, so a trial on them whose transform does
 # not set a size is treated as "size unknown" and ranked last. The order is the tie-break between
 # datasets at equal input size (accuracies of different datasets are not comparable): the common

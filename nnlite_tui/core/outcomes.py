@@ -118,6 +118,11 @@ class BenchResult:
         return StageError(stage=f"benchmark:{self.block.get('error_stage')}", type=self.block.get("error_type"),
                           message=self.block.get("error_message"))
 
+    @property
+    def flags(self) -> list[str]:
+        """What qualifies this measurement: the device throttled during the timed runs."""
+        return ["throttled"] if (self.block.get("conditions") or {}).get("throttled") else []
+
     def report_block(self) -> dict[str, Any]:
         """The benchmark block of the report: the protocol's result without its raw log."""
         block = {k: v for k, v in self.block.items() if k != "log"}
@@ -191,6 +196,7 @@ class ModelResult:
     status: str
     median_ms: float | None
     error: StageError | None
+    flags: list[str] = field(default_factory=list)
 
 
 def combine_device_results(targets: list[str], per_device: Mapping[str, Mapping[str, Any]],
@@ -210,4 +216,5 @@ def combine_device_results(targets: list[str], per_device: Mapping[str, Mapping[
     status = "failed" if "failed" in statuses else ("done" if "done" in statuses else "skipped")
     medians = [f["median_ms"] for f in finished if f.get("median_ms") is not None]
     errors = [StageError.from_dict(f["error"]) for f in finished if f.get("error")]
-    return ModelResult(status, medians[0] if medians else None, errors[0] if errors else None)
+    flags = sorted({flag for f in finished for flag in f.get("flags") or ()})
+    return ModelResult(status, medians[0] if medians else None, errors[0] if errors else None, flags)

@@ -25,19 +25,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nnlite_tui.core.artifacts import DiskGuard, prune_tflite
 from nnlite_tui.core.bench_step import bench_step
 from nnlite_tui.core.config import RunConfig
 from nnlite_tui.core.control import Control, ControlChannel
 from nnlite_tui.core.convert import Converter
 from nnlite_tui.core.convert_step import Attempt, convert_step
 from nnlite_tui.core.devices.base import Device
-from nnlite_tui.core.events import TERMINAL, Event, ModelStatus, Recovery, Reporter, RunFinished, RunStarted
+from nnlite_tui.core.events import Event, ModelStatus, MultiReporter, Recovery, Reporter, RunFinished, RunStarted
 from nnlite_tui.core.isolation import HostIsolation
 from nnlite_tui.core.outcomes import (Benchmarked, BenchJob, BenchResult, Cancelled, ConversionResult, Converted,
                                       Failed, Outcome, Retry, Skipped, StageError, combine_device_results,
                                       conversion_of)
 from nnlite_tui.core.recovery import RecoveryPolicy, ReexecRequested
 from nnlite_tui.core.report import build_report, report_filename, write_json_atomic
+from nnlite_tui.core.resume import models_to_do
 from nnlite_tui.core.run_files import PID_FILE
 from nnlite_tui.core.run_watch import RunWatch
 from nnlite_tui.core.scheduling import SHARED, WorkQueue
@@ -51,11 +53,6 @@ class RunOutcome:
     stopped: bool
     seconds: float
     reexec: bool = False
-
-
-class _Silent:
-    def emit(self, event: Event) -> None:
-        """Events before run() have nowhere to go."""
 
 
 class Pipeline:
@@ -74,7 +71,10 @@ class Pipeline:
             if device.kind == "host" and self.isolation.pins_benchmark:
                 device.pin_cpus(self.isolation.bench_cpus)
         self.work = WorkQueue(self.devices, cfg.lookahead + len(self.devices))
-        self.reporter: Reporter = _Silent()
+        cache_dir = Path(converter.cache.root)
+        self.disk = DiskGuard([self.run_dir, cache_dir], self.emit, min_free_bytes=cfg.min_free_bytes,
+                              cache_dir=cache_dir)
+        self.reporter: Reporter = MultiReporter()  # nobody listens before run()
         self.control = Control()
         self.recovery = RecoveryPolicy(cfg, self.reporter, self.control.stop_now, list(self.devices))
 
@@ -87,7 +87,7 @@ class Pipeline:
         pid_path.write_text(str(os.getpid()))
         channel = ControlChannel(self.run_dir)
         channel.skip_existing()
-        queued = self._prepare_queue()
+        queued = models_to_do(self.store, list(self.specs.values()), retry_failed=self.cfg.retry_failed)
         resumed = len(queued) < len(self.order) or any((self._record(n).get("attempts") or 0) > 0 for n in queued)
         self.emit(RunStarted(run_dir=str(self.run_dir), models=tuple(self.order), devices=tuple(self.devices),
                              resumed=resumed))
@@ -120,22 +120,6 @@ class Pipeline:
         self.emit(RunFinished(counts=counts, seconds=outcome.seconds, stopped=stopped))
         return outcome
 
-    def _prepare_queue(self) -> list[str]:
-        self.store.add_models([{"name": n, "spec": self.specs[n].to_dict()} for n in self.order])
-        queued = []
-        for name in self.order:
-            status = self._record(name).get("status", "queued")
-            if status == "failed" and self.cfg.retry_failed:
-                self.store.update(name, attempts=0, error=None, devices={})
-                status = "queued"
-            if status in TERMINAL:
-                continue
-            if status != "queued":
-                # It was in flight when the last run stopped: redo it (conversion comes from cache).
-                self.store.transition(name, "queued")
-            queued.append(name)
-        return queued
-
     # ----- conversion: take a model, convert it, apply the outcome -----
     def _convert_loop(self) -> None:
         control = self.control
@@ -147,6 +131,8 @@ class Pipeline:
                 if self.work.all_done.wait(0.2):
                     return
                 continue
+            if not self.disk.wait_for_room(control.stop_after_current):
+                return  # stopped while the disk was full: the model is still queued for the next run
             if not self.work.take_slot(name, give_up=control.stop_now.is_set):
                 return
             if control.stopping:  # asked to stop while we waited: leave it queued for the next run
@@ -245,7 +231,7 @@ class Pipeline:
             self._device_result(name, key, {
                 "status": "done" if bench.valid else "failed", "attempts": attempt.number, "report": str(path),
                 "median_ms": bench.median_ms, "error": bench.error.to_dict() if bench.error else None,
-                "device": serial})
+                "device": serial, "flags": bench.flags})
         elif isinstance(outcome, Cancelled) or self.control.stop_now.is_set():
             if self.control.stop_now.is_set():
                 self._cancelled(name)
@@ -275,7 +261,7 @@ class Pipeline:
         overall = combine_device_results(self._targets(), per_device, key)
         if overall is not None:
             self._finish(name, overall.status, median_ms=overall.median_ms, error=overall.error,
-                         device=result.get("device"))
+                         device=result.get("device"), flags=overall.flags)
 
     def _write_report(self, spec: ModelSpec, serial: str, *, conversion: ConversionResult | None,
                       bench: BenchResult | None, error: StageError | None, device_info=None) -> Path:
@@ -303,10 +289,13 @@ class Pipeline:
         rec = self.store.transition(name, status, **fields)
         stored = StageError.from_dict(rec.get("error"))
         self.emit(ModelStatus(model=name, status=status, attempt=rec.get("attempts", 0), device=fields.get("device"),
-                              median_ms=rec.get("median_ms"), error=stored.text() if stored else None))
+                              median_ms=rec.get("median_ms"), error=stored.text() if stored else None,
+                              flags=tuple(rec.get("flags") or ())))
 
     def _finish(self, name: str, status: str, **fields: Any) -> None:
         self._set_status(name, status, **fields)
+        if prune_tflite(self.cfg.keep_tflite, status, self.run_dir / "tflite" / f"{name}.tflite"):
+            self.store.update(name, tflite=None)
         self.work.finish(name)
 
     def _cancelled(self, name: str) -> None:

@@ -24,14 +24,16 @@ from nnlite_tui.core.outcomes import BenchResult, ConversionResult, StageError
 from nnlite_tui.core.spec import ModelSpec
 
 SCHEMA = "nnlite.report"
-SCHEMA_VERSION = 1
+# 2: optional blocks `conditions` (thermal/power around the timed runs, protocol 2 apps) and
+# `benchmark.ops` (per-op profile); every version-1 key keeps its meaning.
+SCHEMA_VERSION = 2
 LEMUR_KEYS = (
     "model_name", "device_type", "os_version", "valid", "emulator", "error_message", "iterations", "duration",
     "unit", "cpu_duration", "cpu_min_duration", "cpu_max_duration", "cpu_std_dev", "total_ram_kb", "free_ram_kb",
     "available_ram_kb", "cached_kb", "in_dim_0", "in_dim_1", "in_dim_2", "in_dim_3", "device_analytics",
 )
 SUMMARY_COLUMNS = ("model", "status", "device", "backend", "params", "tflite_bytes", "median_ms", "p90_ms",
-                   "mean_ms", "iterations", "error_stage", "error")
+                   "mean_ms", "iterations", "throttled", "error_stage", "error")
 
 
 def safe_name(text: str) -> str:
@@ -118,6 +120,7 @@ def _assemble(*, spec: dict[str, Any], conversion: dict[str, Any], bench: dict[s
         "conversion": {k: conversion.get(k) for k in conv_keys},
         "benchmark": {**bench, "settings": settings},
         "device": device,
+        "conditions": bench.get("conditions"),
         "state_before": before,
         "state_after": after,
         "isolation": isolation,
@@ -162,6 +165,7 @@ def summary_row(report: dict[str, Any], status: str | None = None) -> dict[str, 
         "p90_ms": ms(stats.get("p90_ns")),
         "mean_ms": ms(stats.get("mean_ns")),
         "iterations": stats.get("count"),
+        "throttled": (report.get("conditions") or {}).get("throttled"),
         "error_stage": error.get("stage"),
         "error": error.get("message"),
     }

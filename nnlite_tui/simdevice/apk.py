@@ -12,6 +12,7 @@ import io
 import struct
 import zipfile
 from dataclasses import dataclass, field
+from typing import IO
 
 from nnlite_tui.core.devices.apk import ApkError, iter_elements
 
@@ -143,11 +144,12 @@ def build_manifest(package: str, version_code: int, version_name: str, activitie
     return w.finish(prefix, uri)
 
 
-def build_test_apk(path: str, package: str = "org.nnlite.bench", version_code: int = 1,
+def build_test_apk(path: str | IO[bytes], package: str = "org.nnlite.bench", version_code: int = 1,
                    version_name: str = "0.1.0", activities: tuple[str, ...] = (".BenchActivity",),
-                   signed: bool = True) -> str:
-    """Write a minimal APK: binary manifest, a stub classes.dex and placeholder v1 signature files
-    (present, not cryptographically valid: the simulator checks presence only)."""
+                   signed: bool = True) -> str | IO[bytes]:
+    """Write a minimal APK (to a path or a binary file object): binary manifest, a stub classes.dex
+    and placeholder v1 signature files (present, not cryptographically valid: the simulator checks
+    presence only)."""
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("AndroidManifest.xml", build_manifest(package, version_code, version_name, list(activities)))
         zf.writestr("classes.dex", b"dex\n035\0" + b"\0" * 104)
@@ -156,3 +158,15 @@ def build_test_apk(path: str, package: str = "org.nnlite.bench", version_code: i
             zf.writestr("META-INF/CERT.SF", "Signature-Version: 1.0\r\nCreated-By: nnlite-sim\r\n\r\n")
             zf.writestr("META-INF/CERT.RSA", b"\x30\x82\x00\x00")
     return path
+
+
+
+def bench_app_apk(protocol: int) -> bytes:
+    """The benchmark app's APK as the simulator pre-installs it (`--with-app`): the package, versionCode
+    and versionName of the android-app release that speaks `protocol`, so nnlite finds the app it
+    would install already there."""
+    from nnlite_tui.simdevice.app import PACKAGE, VERSION_CODES, VERSION_NAMES
+
+    buffer = io.BytesIO()
+    build_test_apk(buffer, package=PACKAGE, version_code=VERSION_CODES[protocol], version_name=VERSION_NAMES[protocol])
+    return buffer.getvalue()

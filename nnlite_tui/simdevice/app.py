@@ -28,10 +28,12 @@ log = logging.getLogger(__name__)
 PACKAGE = "org.nnlite.bench"
 ACTIVITY = "org.nnlite.bench.BenchActivity"
 COMPONENT = "org.nnlite.bench/.BenchActivity"
-VERSION_NAME = "0.1.0"
+VERSION_NAMES = {1: "0.1.0", 2: "0.2.0"}  # the app release that speaks each protocol
+VERSION_CODES = {1: 1, 2: 2}  # and its versionCode (android-app/app/build.gradle.kts)
 REPORTS_DIR = "/sdcard/Android/data/org.nnlite.bench/files/reports"
 MODELS_DIR = "/data/local/tmp/nnlite"
 TAG = "NNLiteBench"
+STATUS_NAMES = ("none", "light", "moderate", "severe", "critical", "emergency", "shutdown")
 # Where an untrusted app may write: its own external files dir and its private data dir.
 WRITABLE = ("/storage/emulated/0/Android/data/org.nnlite.bench/", "/data/data/org.nnlite.bench/",
             "/data/user/0/org.nnlite.bench/")
@@ -61,10 +63,28 @@ class BenchApp:
         self.task: asyncio.Task | None = None
         self.launches = 0
         self.completed = 0
+        self.started_at: float | None = None  # when the running launch began benchmarking (first probe read)
 
     @property
     def running(self) -> bool:
         return self.task is not None and not self.task.done()
+
+    def running_for(self) -> float | None:
+        """Seconds the current launch has been benchmarking (None when idle): what throttle_after counts."""
+        return time.monotonic() - self.started_at if self.running and self.started_at is not None else None
+
+    def conditions(self) -> dict[str, object]:
+        """One conditions snapshot as the app's probe reads it (PowerManager, battery, screen), from
+        the simulated hardware; thermal status exists from API 29, headroom from API 30."""
+        hw, screen = self.device.hardware, self.device.screen
+        sdk = int(self.device.props.get("ro.build.version.sdk", "0") or 0)
+        status = hw.thermal_status() if sdk >= 29 else None
+        return {"at_ms": int(time.time() * 1000), "thermal_status": status,
+                "thermal_status_name": STATUS_NAMES[status] if status is not None else None,
+                "thermal_headroom": hw.thermal_headroom() if sdk >= 30 else None,
+                "battery_temperature_c": hw.battery_temperature_c(), "screen_interactive": screen.interactive,
+                # The app shows over the keyguard, so it is in front whenever the screen is on.
+                "foreground": screen.on, "power_save": False}
 
     def launch(self, package: str, activity: str, extras: dict[str, object]) -> None:
         self.launches += 1
@@ -100,6 +120,7 @@ class BenchApp:
     async def _run(self, extras: dict[str, object]) -> None:
         dev = self.device
         started_at_ms = int(time.time() * 1000)  # when the app received the intent
+        self.started_at = None
         await asyncio.sleep(dev.config.app_start_delay)
         if dev.faults.take_app_crash():
             dev.log("AndroidRuntime", "E", f"FATAL EXCEPTION: main\nProcess: {PACKAGE}, PID: 4321\n"
@@ -111,16 +132,27 @@ class BenchApp:
                "model_host": str(dev.fs.resolve(model)) if isinstance(model, str) and model else "",
                "report_host": str(dev.fs.resolve(report)) if report_ok else None,
                "report_writable": report_ok and dev.fs.normalize(report).startswith(WRITABLE),
-               "started_at_ms": started_at_ms, "device": device_block(dev.props), "app_version": VERSION_NAME,
-               "truncate": dev.faults.take_truncated_report()}
+               "started_at_ms": started_at_ms, "device": device_block(dev.props), "app_version": VERSION_NAMES[dev.config.app_protocol],
+               "protocol": dev.config.app_protocol,
+               "truncate": dev.faults.take_truncated_report(), "sdk_int": device_block(dev.props)["sdk_int"]}
         self.proc = proc = await self._take_worker()
         try:
-            proc.stdin.write(json.dumps(job).encode())
-            proc.stdin.close()
+            proc.stdin.write(json.dumps(job).encode() + b"\n")
+            await proc.stdin.drain()
             stderr = asyncio.ensure_future(proc.stderr.read())
             while line := await proc.stdout.readline():  # log lines as they happen, as logcat would
                 level, _, message = line.decode("utf-8", "replace").rstrip("\n").partition(" ")
+                if level == "?":  # the worker asks what the app's probe would read now
+                    if self.started_at is None:  # the first read comes just before the model is loaded
+                        self.started_at = time.monotonic()
+                    try:
+                        proc.stdin.write(json.dumps(self.conditions()).encode() + b"\n")
+                        await proc.stdin.drain()
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass  # the worker died meanwhile: its exit status tells the story below
+                    continue
                 dev.log(TAG, level, message)
+            proc.stdin.close()
             err = await stderr
             await proc.wait()
         except asyncio.CancelledError:

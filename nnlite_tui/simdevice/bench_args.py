@@ -12,9 +12,10 @@ from dataclasses import dataclass
 
 BACKENDS = ("cpu", "xnnpack", "gpu", "nnapi")
 DEFAULTS = {"warmup": 5, "runs": 50, "min_seconds": 1.0, "max_runs": 10_000, "max_seconds": 60.0,
-            "threads": 1, "backend": "xnnpack", "seed": 0}
+            "threads": 1, "backend": "xnnpack", "seed": 0, "warmup_seconds": 0.5, "require_full_delegation": False}
 KNOWN = {"model_path", "report_path", "run_id", "backend", "warmup", "runs", "max_runs", "threads",
-         "min_seconds", "max_seconds", "seed"}
+         "min_seconds", "max_seconds", "seed", "warmup_seconds", "require_full_delegation"}
+V2_KEYS = {"warmup_seconds", "require_full_delegation"}  # extras an app of protocol 1 does not know
 ARGS_ERROR_TYPE = "org.nnlite.bench.core.ArgsException"
 INT_MAX = 2**31 - 1
 
@@ -86,8 +87,19 @@ def _as_long(v: object) -> int | None:
     return None
 
 
-def parse(extras: dict[str, object]) -> BenchRequest:
+def _as_bool(v: object) -> bool | None:
+    """`--ez key true` (a Boolean extra) or the strings true/false, as the app's BenchArgs."""
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, str):
+        return {"true": True, "false": False}.get(v.strip().lower())
+    return None
+
+
+def parse(extras: dict[str, object], protocol: int = 2) -> BenchRequest:
+    """`protocol=1` parses as the previous app did: no warm-up by time, no version-2 extras."""
     errors: list[str] = []
+    known = KNOWN if protocol >= 2 else KNOWN - V2_KEYS
 
     def string(key: str, required: bool) -> str | None:
         v = extras.get(key)
@@ -107,6 +119,8 @@ def parse(extras: dict[str, object]) -> BenchRequest:
         return v
 
     def number(key: str, conv, kind: str):
+        if key in V2_KEYS and protocol < 2:
+            return 0.0 if key == "warmup_seconds" else False
         if key not in extras:
             return DEFAULTS[key]
         parsed = conv(extras[key])
@@ -119,14 +133,17 @@ def parse(extras: dict[str, object]) -> BenchRequest:
     if backend is not None and backend not in BACKENDS:
         errors.append(f"unknown backend '{backend}' (one of {', '.join(BACKENDS)})")
     integer, finite = (_as_long, "an integer"), (_as_double, "a finite number")
-    warmup, runs = number("warmup", *integer), number("runs", *integer)
+    warmup = number("warmup", *integer)
+    warmup_seconds = number("warmup_seconds", *finite)
+    runs = number("runs", *integer)
     min_seconds, max_runs = number("min_seconds", *finite), number("max_runs", *integer)
     max_seconds, threads, seed = number("max_seconds", *finite), number("threads", *integer), number("seed", *integer)
-    values = {"model_path": model_path, "run_id": run_id, "backend": backend, "warmup": warmup, "runs": runs,
-              "min_seconds": min_seconds, "max_runs": max_runs, "max_seconds": max_seconds, "threads": threads,
-              "seed": seed}
+    require_full = number("require_full_delegation", _as_bool, "true or false")
+    values = {"model_path": model_path, "run_id": run_id, "backend": backend, "warmup": warmup,
+              "warmup_seconds": warmup_seconds, "runs": runs, "min_seconds": min_seconds, "max_runs": max_runs,
+              "max_seconds": max_seconds, "threads": threads, "seed": seed, "require_full_delegation": require_full}
     for key in sorted(extras):
-        if key not in KNOWN and not key.startswith(("android.", "com.android.")):
+        if key not in known and not key.startswith(("android.", "com.android.")):
             errors.append(f"unknown extra '{key}'")
     checks = [(warmup, lambda x: 0 <= x <= INT_MAX, f"warmup must be >= 0, got {warmup}"),
               (runs, lambda x: 1 <= x <= INT_MAX, f"runs must be >= 1, got {runs}"),
@@ -139,11 +156,13 @@ def parse(extras: dict[str, object]) -> BenchRequest:
     for value, ok, message in [(threads, lambda x: 1 <= x <= 1024, f"threads must be in 1..1024, got {threads}"),
                                (min_seconds, lambda x: x >= 0, f"min_seconds must be >= 0, got {min_seconds}"),
                                (max_seconds, lambda x: x > 0, f"max_seconds must be > 0, got {max_seconds}"),
-                               (seed, lambda x: x >= 0, f"seed must be >= 0, got {seed}")]:
+                               (seed, lambda x: x >= 0, f"seed must be >= 0, got {seed}"),
+                               (warmup_seconds, lambda x: x >= 0,
+                                f"warmup_seconds must be >= 0, got {warmup_seconds}")]:
         if value is not None and not ok(value):
             errors.append(message)
     if errors:
         raise ArgsError("; ".join(errors), report_path, values)
     settings = {k: values[k] for k in ("warmup", "runs", "min_seconds", "max_runs", "max_seconds", "threads",
-                                       "backend", "seed")}
+                                       "backend", "seed", "warmup_seconds", "require_full_delegation")}
     return BenchRequest(model_path, report_path, run_id, settings)

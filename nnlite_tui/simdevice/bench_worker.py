@@ -1,9 +1,14 @@
 """The simulated app's process: one launch of org.nnlite.bench, as the app's BenchRunner does it.
 
-Reads a job (JSON on stdin: the intent extras and the device facts), parses the extras like the
-app, runs `core.bench.benchmark_result` on the sandboxed model with the real LiteRT interpreter,
-and writes the protocol report to `<report>.tmp`, fsync, rename. Prints its logcat lines
-(`<level> <message>`, android-app/PROTOCOL.md section 8) for the simulator to log.
+Reads a job (one JSON line on stdin: the intent extras and the device facts), parses the extras
+like the app, runs `core.bench.benchmark_result` on the sandboxed model with the real LiteRT
+interpreter, and writes the protocol report to `<report>.tmp`, fsync, rename. Prints its logcat
+lines (`<level> <message>`, android-app/PROTOCOL.md section 8) for the simulator to log.
+
+Conditions (thermal status, headroom, battery, screen) are the simulated device's: the worker asks
+for them with a `? conditions` line before and after the benchmark and reads the answer from
+stdin; the report marks them `source: simulated`. Timing, memory and delegation are measured on
+the host's real interpreter and process, and marked `source: host` where that matters.
 """
 
 from __future__ import annotations
@@ -15,6 +20,10 @@ import time
 
 from nnlite_tui.simdevice.bench_args import ARGS_ERROR_TYPE, ArgsError, BenchRequest, JavaLong, parse
 
+V2_REPORT_KEYS = ("warmup_seconds", "require_full_delegation", "timing", "native_stats", "native_samples_ns",
+                  "warmup_runs", "warmup_mean_ns", "delegation", "memory", "conditions")
+SETTINGS_KEYS = ("threads", "warmup", "warmup_seconds", "runs", "min_seconds", "seed", "require_full_delegation")
+
 # The delegate a simulated device lacks, in the words the app's LiteRtEngine uses on a real one.
 UNAVAILABLE = {
     "gpu": "GPU delegate not supported on this device (simulated device: host CPU only)",
@@ -23,13 +32,44 @@ UNAVAILABLE = {
 DELEGATE_ERROR = "org.nnlite.bench.DelegateUnavailableException"
 
 
+PROTOCOL_VERSION = 2
+THROTTLING_STATUS = 1  # PowerManager.THERMAL_STATUS_LIGHT
+THROTTLING_HEADROOM = 1.0  # getThermalHeadroom at THERMAL_STATUS_SEVERE
+
+
 def log(level: str, message: str) -> None:
     print(f"{level} {message}", flush=True)
 
 
+def ask_conditions() -> dict:
+    """The simulated device's conditions now (the app's DeviceProbe.conditions())."""
+    print("? conditions", flush=True)
+    return json.loads(sys.stdin.readline())
+
+
+def throttled(snapshots: list[dict]) -> bool | None:
+    """As the app's Conditions.throttled: any status LIGHT or worse, or headroom >= 1.0; None if
+    nothing thermal was read."""
+    statuses = [s["thermal_status"] for s in snapshots if s.get("thermal_status") is not None]
+    headrooms = [s["thermal_headroom"] for s in snapshots if s.get("thermal_headroom") is not None]
+    if any(x >= THROTTLING_STATUS for x in statuses) or any(h >= THROTTLING_HEADROOM for h in headrooms):
+        return True
+    return False if statuses or headrooms else None
+
+
+def conditions_block(before: dict, after: dict | None) -> dict:
+    # Emulators do not support sustained-performance mode; the simulated app records that it asked.
+    return {"source": "simulated", "before": before, "after": after,
+            "throttled": throttled([s for s in (before, after) if s is not None]),
+            "sustained_performance": {"supported": False, "enabled": False}}
+
+
 def _envelope(job: dict, report: dict, fallback: str | None) -> dict:
     report["fallback_reason"] = fallback
-    report.update({"protocol_version": 1, "app_version": job["app_version"], "simulated": True,
+    if job.get("protocol", PROTOCOL_VERSION) < 2:  # the previous app release wrote none of these
+        for key in V2_REPORT_KEYS:
+            report.pop(key, None)
+    report.update({"protocol_version": job.get("protocol", PROTOCOL_VERSION), "app_version": job["app_version"], "simulated": True,
                    "started_at_ms": job["started_at_ms"], "finished_at_ms": int(time.time() * 1000),
                    "device": job["device"]})
     head = ("protocol_version", "app_version", "simulated", "valid", "error_stage", "error_type", "error_message")
@@ -40,7 +80,7 @@ def args_report(job: dict, err: ArgsError) -> dict:
     v = err.values
     report = {"valid": False, "error_stage": "args", "error_type": ARGS_ERROR_TYPE, "error_message": str(err),
               "run_id": v["run_id"], "model_path": v["model_path"], "backend_requested": v["backend"],
-              "backend_used": None, **{k: v[k] for k in ("threads", "warmup", "runs", "min_seconds", "seed")}}
+              "backend_used": None, **{k: v[k] for k in SETTINGS_KEYS}}
     return _envelope(job, report, None)
 
 
@@ -53,8 +93,12 @@ def bench_report(job: dict, req: BenchRequest) -> dict:
     fallback = (f"{requested} -> xnnpack: load failed: {DELEGATE_ERROR}: {UNAVAILABLE[requested]}"
                 if ran != requested else None)
     settings = BenchSettings(warmup=s["warmup"], runs=s["runs"], min_seconds=s["min_seconds"], max_runs=s["max_runs"],
-                             max_seconds=s["max_seconds"], threads=s["threads"], backend=ran, seed=s["seed"])
+                             max_seconds=s["max_seconds"], threads=s["threads"], backend=ran, seed=s["seed"],
+                             warmup_seconds=s["warmup_seconds"], require_full_delegation=s["require_full_delegation"])
+    before = ask_conditions()
     result = benchmark_result(job["model_host"], settings, req.run_id)
+    if result["valid"]:
+        result["conditions"] = conditions_block(before, ask_conditions())
     result.update(model_path=req.model_path, backend_requested=requested, backend_used=ran)
     if result.get("error_message"):
         result["error_message"] = result["error_message"].replace(job["model_host"], req.model_path)
@@ -68,7 +112,7 @@ def internal_report(job: dict, req: BenchRequest, exc: Exception) -> dict:
     report = {"valid": False, "error_stage": "internal", "error_type": f"{type(exc).__module__}.{type(exc).__name__}",
               "error_message": (str(exc).strip().splitlines() or [type(exc).__name__])[0], "run_id": req.run_id,
               "model_path": req.model_path, "backend_requested": s["backend"], "backend_used": None,
-              **{k: s[k] for k in ("threads", "warmup", "runs", "min_seconds", "seed")}}
+              **{k: s[k] for k in SETTINGS_KEYS}}
     return _envelope(job, report, None)
 
 
@@ -90,7 +134,7 @@ def write_report(path: str, report: dict, truncate: bool) -> None:
 def run(job: dict) -> None:
     extras = {k: JavaLong(v[1]) if isinstance(v, list) else v for k, v in job["extras"].items()}  # --el
     try:
-        req = parse(extras)
+        req = parse(extras, job.get("protocol", PROTOCOL_VERSION))
     except ArgsError as err:
         log("E", f"ERROR stage=args type={ARGS_ERROR_TYPE} message={err}")
         if err.report_path is None:
@@ -123,6 +167,6 @@ if __name__ == "__main__":
     import numpy  # noqa: F401
     from ai_edge_litert.interpreter import Interpreter  # noqa: F401
 
-    job_text = sys.stdin.read()
-    if job_text.strip():  # no job: the spare process was let go
-        run(json.loads(job_text))
+    job_line = sys.stdin.readline()
+    if job_line.strip():  # no job: the spare process was let go
+        run(json.loads(job_line))

@@ -8,6 +8,7 @@ import signal
 
 import click
 
+from nnlite_tui.simdevice.app import PACKAGE, VERSION_NAMES
 from nnlite_tui.simdevice.boot import BootTimings
 from nnlite_tui.simdevice.faults import FaultSpec
 from nnlite_tui.simdevice.profiles import DEFAULT_PROFILE, PROFILES
@@ -28,9 +29,11 @@ from nnlite_tui.simdevice.profiles import DEFAULT_PROFILE, PROFILES
 @click.option("--features", default=None, help="Comma-separated banner features (default: the profile's).")
 @click.option("--root", type=click.Path(file_okay=False), default=None,
               help="Keep the device filesystem in this directory (default: a temp dir, removed at exit).")
+@click.option("--with-app", is_flag=True, help="Come with the benchmark app (org.nnlite.bench) installed, so "
+              "`nnlite run --device ...` needs no APK; starts the adb server if none runs.")
 @click.option("-v", "--verbose", is_flag=True, help="Log transports and services.")
 def sim_device(port, adb_port, profile, serial_name, boot_seconds, faults_spec, no_register, features, root,
-               verbose) -> None:
+               with_app, verbose) -> None:
     """Run a simulated Android device that speaks the adb protocol (until Ctrl-C).
 
     Fault spec keys: drop_after, drop_for, offline_after, offline_for, reboot_after (durations: 5s,
@@ -45,8 +48,11 @@ def sim_device(port, adb_port, profile, serial_name, boot_seconds, faults_spec, 
         raise click.BadParameter(str(exc), param_hint="--faults") from exc
     config = SimConfig(port=port, adb_server_port=adb_port, register=not no_register, profile=profile,
                        serial_name=serial_name, boot=BootTimings.total(boot_seconds), faults=faults, root=root,
+                       with_app=with_app,
                        features=tuple(f for f in features.split(",") if f) if features is not None else None)
     sim = SimDevice(config)
+    if with_app and config.register:
+        _ensure_adb_server(sim.adb_server_port)
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
@@ -58,9 +64,27 @@ def sim_device(port, adb_port, profile, serial_name, boot_seconds, faults_spec, 
         if sim.port is not None:
             how = (f"registering as {sim.serial} with the adb server on port {sim.adb_server_port}"
                    if config.register else f"run: adb connect 127.0.0.1:{sim.port}")
-            click.echo(f"sim-device {profile} listening on 127.0.0.1:{sim.port} (files in {sim.fs.root}); {how}",
-                       err=True)
+            app = f", with {PACKAGE} {VERSION_NAMES[config.app_protocol]} installed" if with_app else ""
+            click.echo(f"sim-device {profile} listening on 127.0.0.1:{sim.port} (files in {sim.fs.root}){app}; "
+                       f"{how}", err=True)
         await task
 
     asyncio.run(main())
     click.echo("sim-device stopped", err=True)
+
+
+def _ensure_adb_server(port: int) -> None:
+    """Start the adb server when none answers, so that the device is listed at once (a run started
+    right after this command finds it). It is a daemon and stays, as after any `adb start-server`."""
+    import os
+
+    from nnlite_tui.core.devices import adb_link
+    from nnlite_tui.core.devices.base import DeviceError
+
+    os.environ["ANDROID_ADB_SERVER_PORT"] = str(port)
+    try:
+        if adb_link.ensure_server():
+            click.echo(f"sim-device: started the adb server on port {port} (it keeps running; "
+                       "`adb kill-server` stops it)", err=True)
+    except DeviceError as exc:
+        raise click.ClickException(str(exc)) from exc

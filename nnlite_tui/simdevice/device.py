@@ -25,6 +25,7 @@ from nnlite_tui.simdevice.console import start_console
 from nnlite_tui.simdevice.faults import Faults, FaultSpec
 from nnlite_tui.simdevice.fs import DeviceFS
 from nnlite_tui.simdevice.hardware import Hardware
+from nnlite_tui.simdevice.screen import Screen
 from nnlite_tui.simdevice.pm import PackageManager
 from nnlite_tui.simdevice.profiles import DEFAULT_PROFILE, get_profile
 from nnlite_tui.simdevice.protocol import DEVICE_MAX_PAYLOAD
@@ -51,6 +52,9 @@ class SimConfig:
     console: bool = True  # the emulator console on port-1, when that port is free
     avd_name: str = "nnlite_sim"
     root: str | None = None  # sandbox directory; None: a temp dir removed at stop
+    app_protocol: int = 2  # 1: the simulated app behaves as the previous app release (protocol 1)
+    screen_off: bool = False  # start with the screen off and the keyguard locked (as a phone left alone)
+    with_app: bool = False  # the benchmark app (of app_protocol's release) comes pre-installed
 
 
 class SimDevice(ThreadMode):
@@ -66,7 +70,9 @@ class SimDevice(ThreadMode):
         self.fs = DeviceFS(cfg.root or tempfile.mkdtemp(prefix="nnlite-sim-"))
         self.faults = Faults(cfg.faults)
         self.app = BenchApp(self)
-        self.hardware = Hardware(self.profile, busy=lambda: self.app.running)
+        self.hardware = Hardware(self.profile, busy=lambda: self.app.running, busy_for=self.app.running_for,
+                                 throttle_after=lambda: self.faults.throttle_after)
+        self.screen = Screen(on=not cfg.screen_off, locked=cfg.screen_off)
         self.hardware.install(self.fs)
         self.pm = PackageManager(self)
         self.settings: dict[tuple[str, str], str] = {}
@@ -83,6 +89,10 @@ class SimDevice(ThreadMode):
         self._stop: asyncio.Event | None = None
         self._ready = threading.Event()  # set once listening (or failed: then _error is set)
         self._error: BaseException | None = None
+        if cfg.with_app:
+            from nnlite_tui.simdevice.apk import bench_app_apk
+
+            self.pm.preinstall(bench_app_apk(cfg.app_protocol))
 
     @property
     def avd_name(self) -> str:

@@ -14,6 +14,10 @@ Spec: comma-separated `key=value` items (durations take `s` or `ms`, default sec
   install_fail=CODE   every install answers `Failure [CODE]` (e.g. INSTALL_FAILED_INSUFFICIENT_STORAGE).
   app_crash=N         the next N benchmark launches crash: no report, a FATAL EXCEPTION in logcat.
   truncated_report=N  the next N reports are written cut in half, directly at the report path.
+  throttle_after=T    once a benchmark launch has benchmarked for T (counted from the app's first
+                      conditions read, just before it loads the model; per launch, not from the
+                      simulator's start), the device throttles until the launch ends: thermal
+                      status SEVERE, headroom above 1.0, thermal zones 30 C hotter, clocks halved.
 
 Times count from the moment the simulator starts serving. Example:
   drop_after=5s,hang_shell=am start,install_fail=INSTALL_FAILED_INSUFFICIENT_STORAGE,app_crash=1
@@ -48,6 +52,7 @@ class FaultSpec:
     install_fail: str | None = None
     app_crash: int = 0
     truncated_report: int = 0
+    throttle_after: float | None = None
 
     @classmethod
     def parse(cls, spec: str | None) -> "FaultSpec":
@@ -61,7 +66,7 @@ class FaultSpec:
             key, value = key.strip(), value.strip()
             if not sep:
                 raise ValueError(f"fault {item!r}: expected key=value")
-            if key in DURATIONS:
+            if key in DURATIONS or key == "throttle_after":
                 setattr(out, key, parse_duration(value))
             elif key == "hang_shell":
                 out.hang_shell.extend(p.strip() for p in value.split("|") if p.strip())
@@ -73,7 +78,7 @@ class FaultSpec:
                 setattr(out, key, int(value))
             else:
                 raise ValueError(f"unknown fault {key!r} (known: {', '.join(DURATIONS)}, hang_shell, "
-                                 "install_fail, app_crash, truncated_report)")
+                                 "install_fail, app_crash, truncated_report, throttle_after)")
         return out
 
 
@@ -86,6 +91,7 @@ class Faults:
         self.install_fail: str | None = self.spec.install_fail
         self.app_crashes = self.spec.app_crash
         self.truncated_reports = self.spec.truncated_report
+        self.throttle_after: float | None = self.spec.throttle_after
         self.hung = 0  # how many commands are hanging right now (tests wait on it)
 
     def hang_shell(self, prefix: str) -> None:
@@ -96,6 +102,7 @@ class Faults:
         self.install_fail = None
         self.app_crashes = 0
         self.truncated_reports = 0
+        self.throttle_after = None
 
     async def maybe_hang(self, argv: list[str]) -> None:
         if any(argv[:len(p)] == p for p in self.hang_prefixes if p):

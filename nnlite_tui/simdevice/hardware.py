@@ -2,6 +2,8 @@
 
 Formats follow real Android kernels and services. Values move a little with load: while the
 simulated app benchmarks, CPUs run at their top frequency, zones warm up and free memory drops.
+With the `throttle_after` fault a launch that has run long enough throttles: zones 30 C hotter,
+clocks halved, PowerManager's thermal status SEVERE (what the simulated app reports).
 """
 
 from __future__ import annotations
@@ -21,9 +23,16 @@ X86_FLAGS = ("fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat 
 
 
 class Hardware:
-    def __init__(self, profile: Profile, busy: Callable[[], bool]):
+    # PowerManager.THERMAL_STATUS_NONE / _SEVERE, and getThermalHeadroom's value at SEVERE
+    STATUS_NONE, STATUS_SEVERE = 0, 3
+
+    def __init__(self, profile: Profile, busy: Callable[[], bool],
+                 busy_for: Callable[[], float | None] = lambda: None,
+                 throttle_after: Callable[[], float | None] = lambda: None):
         self.profile = profile
         self.busy = busy
+        self.busy_for = busy_for  # seconds the current benchmark launch has run, None when idle
+        self.throttle_after = throttle_after
         self.booted_at = time.monotonic()
         self._heat = 0.0  # degrees above idle, follows load with a time constant
         self._heat_at = time.monotonic()
@@ -34,6 +43,20 @@ class Hardware:
         target = 9.0 if self.busy() else 0.0
         self._heat += (target - self._heat) * min(1.0, dt / 20.0)
         return self._heat
+
+    def throttled(self) -> bool:
+        after, running = self.throttle_after(), self.busy_for()
+        return after is not None and running is not None and running >= after
+
+    def thermal_status(self) -> int:
+        return self.STATUS_SEVERE if self.throttled() else self.STATUS_NONE
+
+    def thermal_headroom(self) -> float:
+        """Like getThermalHeadroom(0): a fraction of the way to SEVERE (1.0), from the zones' heat."""
+        return 1.15 if self.throttled() else round(0.3 + self.heat() / 30, 3)
+
+    def battery_temperature_c(self) -> float:
+        return (250 + int(self.heat() * 10)) / 10
 
     def meminfo(self) -> bytes:
         total = self.profile.mem_total_kb
@@ -76,14 +99,17 @@ class Hardware:
         return f"{one:.2f} {one * 0.9:.2f} {one * 0.8:.2f} 2/1342 5678\n".encode()
 
     def zone_temp(self, idle_milli: int) -> bytes:
-        return f"{idle_milli + int(self.heat() * 1000)}\n".encode()
+        hot = 30_000 if self.throttled() else 0
+        return f"{idle_milli + int(self.heat() * 1000) + hot}\n".encode()
 
     def cur_freq(self, cpu: int) -> bytes:
         top = self.profile.max_freq_khz[cpu % len(self.profile.max_freq_khz)]
+        if self.throttled():
+            top //= 2
         return f"{top if self.busy() else top // 3}\n".encode()
 
     def battery(self) -> str:
-        temp = 250 + int(self.heat() * 10)
+        temp = int(round(self.battery_temperature_c() * 10))
         return ("Current Battery Service state:\n  AC powered: false\n  USB powered: true\n"
                 "  Wireless powered: false\n  Dock powered: false\n  Max charging current: 500000\n"
                 "  Max charging voltage: 5000000\n  Charge counter: 10000\n  status: 2\n  health: 2\n"

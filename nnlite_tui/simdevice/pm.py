@@ -62,6 +62,10 @@ class PackageManager:
         faults = self.device.faults
         if faults.install_fail:
             raise InstallFailure(faults.install_fail)
+        return self.preinstall(data, flags)
+
+    def preinstall(self, data: bytes, flags: list[str] = ()) -> Package:
+        """Install as part of the device's image: install faults do not apply."""
         session = f"/data/app/vmdl{int(time.time() * 1000) % 1_000_000_000}.tmp/base.apk"
         try:
             manifest = read_apk(data)
@@ -72,7 +76,7 @@ class PackageManager:
                                      f"Failed collecting certificates for {session}: {text[17:]}") from exc
             raise InstallFailure("INSTALL_PARSE_FAILED_NOT_APK", f"Failed to parse {session}: {text}") from exc
         old = self.packages.get(manifest.package)
-        if old is not None and old.version_code > manifest.version_code and "-d" not in flags:
+        if old is not None and old.version_code > manifest.version_code and "-d" not in list(flags):
             raise InstallFailure("INSTALL_FAILED_VERSION_DOWNGRADE",
                                  f"Downgrade detected: Update version code {manifest.version_code} is older "
                                  f"than current {old.version_code}")

@@ -17,13 +17,14 @@ from nnlite_tui.core.events import RunControl
 from nnlite_tui.tui.screens.confirm import ConfirmQuit
 from nnlite_tui.tui.screens.detail import ModelDetailScreen
 from nnlite_tui.tui.screens.help import HelpScreen
+from nnlite_tui.tui.screens.results import ResultsScreen
 
 QUIT_WAIT_SECONDS = 20.0  # for the pipeline to cancel its stages before its children are killed
 
 
 class OperatorActions:
     """Needs from the app: control, view, pipeline, pipeline_done, pipeline_failed, attach,
-    pipeline_factory, theme_names, fold() and get_screen_main()."""
+    pipeline_factory, theme_names, param_cache, fold() and get_screen_main()."""
 
     def operator(self, action: str, model: str | None = None) -> None:
         """Show the operator's command at once; the runner's echo of it is folded into the same line."""
@@ -68,6 +69,10 @@ class OperatorActions:
         model = model or self.get_screen_main().selected_model()
         if model:
             self.push_screen(ModelDetailScreen(self.view, model))
+
+    def action_results(self) -> None:
+        if not isinstance(self.screen, ResultsScreen):
+            self.push_screen(ResultsScreen(self.view, self.param_cache))
 
     def action_next_theme(self) -> None:
         names = self.theme_names
@@ -120,6 +125,8 @@ class OperatorActions:
         yield SystemCommand("Stop after current", "Finish the models in flight, then stop (t)",
                             self.action_stop_after_current)
         yield SystemCommand("Model detail", "Report of the model under the cursor (enter)", self.action_detail)
+        yield SystemCommand("Results", "Latency vs parameters, failures by stage, medians per device (g)",
+                            self.action_results)
         queue = self.get_screen_main().query_one("#queue")
         yield SystemCommand("Filter by name", "Type part of a model's name (/)", queue.action_focus_filter)
         yield SystemCommand("Filter by status", "Next status filter (f)", queue.action_cycle_status)

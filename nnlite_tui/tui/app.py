@@ -8,6 +8,7 @@ reaches the pipeline only through its Control (or, attached, through RemoteContr
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from pathlib import Path
@@ -22,10 +23,11 @@ from textual.worker import Worker, WorkerState
 from nnlite_tui.exit_codes import ExitCode
 from nnlite_tui.core.control import Control, RemoteControl, runner_pid
 from nnlite_tui.core.event_log import EventTail
-from nnlite_tui.core.events import Event, MultiReporter, Recovery, Reporter
+from nnlite_tui.core.events import Event, ModelLog, MultiReporter, Recovery, Reporter, RunStarted
 from nnlite_tui.tui.actions import OperatorActions
-from nnlite_tui.tui.messages import LogsPending, PipelineEvent, PipelineEvents
+from nnlite_tui.tui.messages import EventsPending, PipelineEvent, PipelineEvents
 from nnlite_tui.tui.reporter import TuiReporter
+from nnlite_tui.tui.results import ParamCache
 from nnlite_tui.tui.screens.main import MainScreen
 from nnlite_tui.tui.state import RunView
 from nnlite_tui.tui.widgets.run_header import RunHeader
@@ -33,7 +35,18 @@ from nnlite_tui.tui.themes import DEFAULT_THEME, load_themes
 
 STYLES = Path(__file__).parent / "styles"
 RUNNER_CHECK_SECONDS = 2.0
+UI_INTERVAL = 0.1  # at most ten screen updates a second from a stream of events
 UNMOUNT_WAIT_SECONDS = 5.0
+
+
+def settle_heap() -> None:
+    """Move what exists now (the app, a run's models) out of the garbage collector's sight.
+
+    These objects live as long as the console; with 10,000 models every full collection walked
+    them all, ~200 ms a time, several times a minute, each one a frozen frame.
+    """
+    gc.collect()
+    gc.freeze()
 
 
 class NnliteApp(OperatorActions, App[int]):
@@ -45,6 +58,7 @@ class NnliteApp(OperatorActions, App[int]):
         Binding("x", "skip_selected", "Skip selected"),
         Binding("r", "retry_selected", "Retry selected"),
         Binding("t", "stop_after_current", "Stop after current"),
+        Binding("g", "results", "Results"),
         Binding("question_mark", "help", "Help"),
         Binding("T", "next_theme", "Theme", show=False),
         Binding("q", "quit", "Quit"),
@@ -52,11 +66,16 @@ class NnliteApp(OperatorActions, App[int]):
 
     def __init__(self, *, pipeline_factory: Callable[[], Any] | None = None, run_dir: str | None = None,
                  attach: bool = False, theme: str | None = None, clock: Callable[[], float] = time.time,
-                 reporters: Iterable[Reporter] = ()):
+                 reporters: Iterable[Reporter] = (), ui_interval: float = UI_INTERVAL):
         super().__init__()
+        self.ui_interval = ui_interval
+        self._unshown: list[Event] = []
+        self._show_pending = False
+        self._last_show = 0.0
         self.pipeline_factory = pipeline_factory
         self.attach = attach
         self.view = RunView(clock)
+        self.param_cache = ParamCache()  # parameter counts from the reports, for the results screen
         self.view.run_dir = run_dir
         self.control: Control | RemoteControl = RemoteControl(run_dir) if attach else Control()
         self.pipeline: Any = None
@@ -89,6 +108,7 @@ class NnliteApp(OperatorActions, App[int]):
     def _start(self) -> None:
         self.ready = True
         self.get_screen_main().show_all()  # events that arrived while the panes were mounting
+        settle_heap()
         if self.tail is not None:
             self._follow_events()
             self.check_runner()
@@ -119,11 +139,28 @@ class NnliteApp(OperatorActions, App[int]):
             self.post_message(PipelineEvents(first, from_snapshot=True))
         self.tail.follow()
 
-    def fold(self, events: Iterable[Event]) -> None:
+    def fold(self, events: Iterable[Event], throttle: bool = False) -> None:
+        """Fold events into the view at once; show them now, or (a stream, throttle=True) with the
+        others that arrive within ui_interval: one screen update for all of them."""
         events = list(events)
         self.view.apply_all(events)
-        if self.ready:
-            self.get_screen_main().show(events)
+        if not self.ready:
+            return
+        self._unshown.extend(e for e in events if not isinstance(e, ModelLog))  # logs: view.fresh_lines
+        wait = self._last_show + self.ui_interval - time.monotonic()
+        if not throttle or wait <= 0:
+            self._show()
+        elif not self._show_pending:
+            self._show_pending = True
+            self.set_timer(wait, self._show)
+
+    def _show(self) -> None:
+        events, self._unshown = self._unshown, []
+        self._show_pending = False
+        self._last_show = time.monotonic()
+        self.get_screen_main().show(events)
+        if any(isinstance(e, RunStarted) for e in events):
+            settle_heap()
 
     def get_screen_main(self) -> MainScreen:
         return next(s for s in self.screen_stack if isinstance(s, MainScreen))
@@ -134,13 +171,17 @@ class NnliteApp(OperatorActions, App[int]):
 
     @on(PipelineEvents)
     def _events(self, message: PipelineEvents) -> None:
-        self.fold(message.events)
+        self.view.replaying = message.from_snapshot
+        try:
+            self.fold(message.events, throttle=True)
+        finally:
+            self.view.replaying = False
         if message.from_snapshot:  # models finished before now were not seen finishing: rate from now
             self.view.rate_since = self.view.clock()
 
-    @on(LogsPending)
-    def _logs(self, message: LogsPending) -> None:
-        self.fold(message.reporter.drain())
+    @on(EventsPending)
+    def _pending(self, message: EventsPending) -> None:
+        self.fold(message.reporter.drain(), throttle=True)
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
@@ -155,6 +196,7 @@ class NnliteApp(OperatorActions, App[int]):
             self.notify("The run has ended.", timeout=10)
 
     def on_unmount(self) -> None:
+        gc.unfreeze()  # what settle_heap() hid from the collector can be collected again once we are gone
         if self.tail is not None:
             self.tail.stop.set()
         if not self.attach and not self.pipeline_done.is_set():
@@ -166,17 +208,18 @@ class NnliteApp(OperatorActions, App[int]):
 
 def make_app(*, pipeline_factory: Callable[[], Any] | None = None, run_dir: str | None = None,
              attach: bool = False, theme: str | None = None, clock: Callable[[], float] = time.time,
-             reporters: Iterable[Reporter] = ()) -> NnliteApp:
+             reporters: Iterable[Reporter] = (), ui_interval: float = UI_INTERVAL) -> NnliteApp:
     """The console over a local pipeline (pipeline_factory) or attached to another process's run_dir.
 
     pipeline_factory is called in the pipeline worker thread (building may import torch) and must
     return an object with run(reporter, control) and shutdown(). `reporters` also receive every
-    event of a local run (e.g. core.jsonl.JsonlReporter for RUN_DIR/events.jsonl).
+    event of a local run (e.g. core.jsonl.JsonlReporter for RUN_DIR/events.jsonl). A stream of
+    events reaches the screen at most once per ui_interval seconds (the view folds them at once).
     """
     if attach and not run_dir:
         raise ValueError("attach mode needs a run_dir")
     return NnliteApp(pipeline_factory=pipeline_factory, run_dir=run_dir, attach=attach, theme=theme, clock=clock,
-                     reporters=reporters)
+                     reporters=reporters, ui_interval=ui_interval)
 
 
 def run_tui(pipeline_factory: Callable[[], Any], theme: str | None = None, run_dir: str | None = None,

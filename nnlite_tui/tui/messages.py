@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 
 class PipelineEvent(Message):
-    """One pipeline event (status changes, device states, recoveries...)."""
+    """One pipeline event (status changes, device states, recoveries...) posted on its own."""
 
     def __init__(self, event: Event) -> None:
         super().__init__()
@@ -29,15 +29,15 @@ class PipelineEvents(Message):
         self.from_snapshot = from_snapshot
 
 
-class LogsPending(Message):
-    """Log lines are waiting in the reporter; one of these stands for any number of lines."""
+class EventsPending(Message):
+    """Events are waiting in the reporter; one of these stands for any number of them."""
 
     def __init__(self, reporter: TuiReporter) -> None:
         super().__init__()
         self.reporter = reporter
 
     def can_replace(self, message: Message) -> bool:
-        return isinstance(message, LogsPending) and message.reporter is self.reporter
+        return isinstance(message, EventsPending) and message.reporter is self.reporter
 
 
 class PipelineFinished(Message):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from collections import Counter, OrderedDict, deque
+from collections import Counter, OrderedDict, defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -25,6 +25,7 @@ from nnlite_tui.core.events import (
     StageFinished,
     StageStarted,
 )
+from nnlite_tui.tui.log_filter import LogFilter
 
 IN_FLIGHT = ("converting", "benchmarking")
 ACTIVE = ("converting", "converted", "benchmarking")  # worked on in this session (not just reported)
@@ -33,6 +34,7 @@ LOGS_KEPT = 64  # models whose log lines stay in memory
 LOG_FILE_TAIL_BYTES = 256 << 10
 ECHO_SECONDS = 5.0
 RATE_WINDOW = 200  # completions
+COUNTDOWN_GRACE_S = 5.0  # a tick this late after the previous one's end still continues its line
 
 
 @dataclass
@@ -44,6 +46,7 @@ class ModelRow:
     device: str | None = None
     median_ms: float | None = None
     error: str | None = None
+    flags: tuple[str, ...] = ()
     stage: str | None = None
     stages: dict[str, tuple[bool, float, str]] = field(default_factory=dict)
     updated: float = 0.0
@@ -70,11 +73,20 @@ class RunView:
         self.rate_since: float | None = None  # completions are counted from here
         self._completions: deque[float] = deque(maxlen=RATE_WINDOW)
         self._last_control: tuple[str, str | None, float] | None = None
+        self.status_counts: Counter[str] = Counter()
+        # Folding a stored snapshot: its failures are history (the queue shows them), not events.
+        self.replaying = False
+        self.log_filter = LogFilter()
+        self.fresh_lines: defaultdict[str, list[str]] = defaultdict(list)  # shown lines not yet on screen
+        self._countdowns: dict[tuple[str, str], Recovery] = {}  # the latest tick of each countdown
 
     # --- folding events ---
     def apply(self, event: Event) -> None:
         if isinstance(event, ModelLog):
-            self._log_of(event.model).append(event.line)
+            line = self.log_filter.keep(event.model, event.line)
+            if line is not None:
+                self._log_of(event.model).append(line)
+                self.fresh_lines[event.model].append(line)
         elif isinstance(event, ModelStatus):
             self._on_status(event)
         elif isinstance(event, StageStarted):
@@ -88,7 +100,7 @@ class RunView:
             if event.state in ("lost", "offline"):
                 self.notable.appendleft(event)
         elif isinstance(event, Recovery):
-            self.notable.appendleft(event)
+            self._on_recovery(event)
         elif isinstance(event, RunControl):
             self._on_control(event)
         elif isinstance(event, RunStarted):
@@ -124,13 +136,35 @@ class RunView:
                 text = f.read().decode("utf-8", errors="replace")
         except OSError:
             return []
-        return text.splitlines()[-LOG_LINES_PER_MODEL:]
+        return self.log_filter.keep_all(model, text.splitlines())[-LOG_LINES_PER_MODEL:]
+
+    def take_fresh_lines(self) -> dict[str, list[str]]:
+        """Log lines kept since the last call, by model (for the log pane to append)."""
+        fresh, self.fresh_lines = self.fresh_lines, defaultdict(list)
+        return fresh
 
     def row(self, name: str) -> ModelRow:
         row = self.models.get(name)
         if row is None:
             row = self.models[name] = ModelRow(name, order=len(self.models))
+            self.status_counts[row.status] += 1
         return row
+
+    def _on_recovery(self, event: Recovery) -> None:
+        """A countdown (cool-down) reports every few seconds: its ticks update one line in place."""
+        if event.countdown_s is None:
+            self.notable.appendleft(event)
+            return
+        key = (event.action, event.target)
+        last = self._countdowns.get(key)
+        self._countdowns[key] = event
+        if last is not None and event.ts <= last.ts + (last.countdown_s or 0) + COUNTDOWN_GRACE_S:
+            try:
+                self.notable[self.notable.index(last)] = event
+                return
+            except ValueError:
+                pass  # the earlier tick has left the bounded history: start a new line
+        self.notable.appendleft(event)
 
     def _on_started(self, event: RunStarted) -> None:
         self.run_dir = event.run_dir
@@ -147,12 +181,15 @@ class RunView:
     def _on_status(self, event: ModelStatus) -> None:
         row = self.row(event.model)
         was_terminal = row.status in TERMINAL
+        self.status_counts[row.status] -= 1
+        self.status_counts[event.status] += 1
         row.status, row.attempt, row.updated = event.status, event.attempt, event.ts
         if event.device is not None:
             row.device = event.device
         if event.median_ms is not None:
             row.median_ms = event.median_ms
         row.error = event.error if event.status == "failed" else None
+        row.flags = event.flags
         if event.status in IN_FLIGHT:
             self.last_in_flight = event.model
             self.flying[event.model] = event.ts
@@ -161,7 +198,7 @@ class RunView:
         if event.status in TERMINAL and not was_terminal and row.active:
             self._completions.append(event.ts)
         row.active = event.status in ACTIVE
-        if event.status == "failed":
+        if event.status == "failed" and not self.replaying:
             self.notable.appendleft(event)
 
     def _on_control(self, event: RunControl) -> None:
@@ -182,7 +219,8 @@ class RunView:
 
     # --- derived figures ---
     def counts(self) -> Counter[str]:
-        return Counter(row.status for row in self.models.values())
+        """Models by status (kept up to date as events fold in; do not modify)."""
+        return self.status_counts
 
     def in_flight(self) -> list[str]:
         return sorted(self.flying, key=lambda name: self.models[name].order)

@@ -32,6 +32,8 @@ def test_kotlin_reports_carry_statistics_of_their_own_samples(kotlin_reports):
     assert len(valid) >= 3
     for name, report in valid.items():
         assert report["stats"] == summarize(report["samples_ns"]), name
+        if report["native_samples_ns"] is not None:
+            assert report["native_stats"] == summarize(report["native_samples_ns"]), name
         assert report["timed_seconds"] == pytest.approx(sum(report["samples_ns"]) / 1e9, rel=1e-12), name
 
 
@@ -72,3 +74,5 @@ def test_python_loop_replays_the_kotlin_loop_sample_for_sample(core_out, monkeyp
         assert result["first_inference_ns"] == case["first_inference_ns"], name
         assert result["samples_ns"] == case["samples_ns"], name
         assert result["timed_seconds"] == case["timed_seconds"], name
+        assert result["warmup_runs"] == case["warmup_runs"], name
+        assert result["warmup_mean_ns"] == case["warmup_mean_ns"], name

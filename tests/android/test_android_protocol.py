@@ -7,7 +7,7 @@ import re
 from dataclasses import asdict
 from pathlib import Path
 
-from nnlite_tui.core.bench import BACKENDS, BenchSettings
+from nnlite_tui.core.bench import BACKENDS, HOST_ONLY_SETTINGS, BenchSettings
 
 ANDROID_APP = Path(__file__).resolve().parents[2] / "android-app"
 PROTOCOL_MD = (ANDROID_APP / "PROTOCOL.md").read_text()
@@ -27,12 +27,12 @@ def test_documented_extras_are_the_ones_the_core_parses(core_out):
 
 def test_documented_defaults_equal_the_core_and_python(core_out):
     core = json.loads((core_out / "protocol.json").read_text())["defaults"]
-    python = asdict(BenchSettings())
+    python = {k: v for k, v in asdict(BenchSettings()).items() if k not in HOST_ONLY_SETTINGS}
     assert core == python
     for name, (_, kind, default) in extras_table().items():
         if default == "required":
             continue
-        value = {"integer": int, "number": float, "string": str}[kind](default)
+        value = {"integer": int, "number": float, "string": str, "boolean": lambda t: {"true": True, "false": False}[t]}[kind](default)
         assert value == python[name], name
 
 
@@ -45,7 +45,8 @@ def test_backends_stages_and_versions_agree(core_out, report_schema):
         assert f"| `{stage}` |" in PROTOCOL_MD, stage
     for backend, chain in core["fallback"].items():
         assert re.search(rf"^\| `{backend}` \|.*\| {', '.join(chain)} \|$", PROTOCOL_MD, re.M), backend
-    assert core["protocol_version"] == report_schema["properties"]["protocol_version"]["const"] == 1
+    assert core["protocol_version"] == max(report_schema["properties"]["protocol_version"]["enum"]) == 2
+    assert report_schema["properties"]["protocol_version"]["enum"] == [1, 2]  # the host still reads protocol 1
 
 
 def test_build_files_match_the_protocol(core_out):
@@ -53,7 +54,7 @@ def test_build_files_match_the_protocol(core_out):
     gradle = (ANDROID_APP / "app" / "build.gradle.kts").read_text()
     assert 'applicationId = "org.nnlite.bench"' in gradle
     assert 'namespace = "org.nnlite.bench"' in gradle
-    assert "versionCode = 1\n" in gradle
+    assert "versionCode = 2\n" in gradle
     assert f'versionName = "{core["app_version"]}"' in gradle
     assert int(re.search(r"minSdk = (\d+)", gradle).group(1)) >= 24
     manifest = (ANDROID_APP / "app" / "src" / "main" / "AndroidManifest.xml").read_text()
@@ -62,6 +63,10 @@ def test_build_files_match_the_protocol(core_out):
     app_sources = "".join(p.read_text() for p in (ANDROID_APP / "app" / "src").rglob("*.kt"))
     assert 'const val TAG = "NNLiteBench"' in app_sources
     assert "PARTIAL_WAKE_LOCK" in app_sources and "Build.SOC_MODEL" in app_sources
+    for call in ("getExternalFilesDir(null)", "lastNativeInferenceDurationNanoseconds", "currentThermalStatus",
+                 "getThermalHeadroom", "setSustainedPerformanceMode(true)", "setShowWhenLocked(true)",
+                 "setTurnScreenOn(true)", "/proc/self/status", "Debug.getNativeHeapSize()"):
+        assert call in app_sources, call
     assert not re.search(r"\bTODO\b|NotImplementedError", app_sources)
 
 

@@ -12,15 +12,25 @@ import pytest
 
 from nnlite_tui.core.bench import BenchSettings, benchmark_result
 
-APP_KEYS = {"protocol_version", "app_version", "simulated", "started_at_ms", "finished_at_ms", "fallback_reason", "device"}
+APP_KEYS = {"protocol_version", "app_version", "simulated", "started_at_ms", "finished_at_ms", "fallback_reason", "device",
+            "conditions"}
 MEASURED = {"init_ns", "first_inference_ns", "stats", "samples_ns", "timed_seconds", "input_shapes", "input_dtypes",
-            "output_shapes"}
+            "output_shapes", "timing", "native_stats", "native_samples_ns", "warmup_runs", "warmup_mean_ns", "delegation",
+            "memory"}
+V2_KEYS = {"warmup_seconds", "require_full_delegation", "timing", "native_stats", "native_samples_ns", "warmup_runs",
+           "warmup_mean_ns", "delegation", "memory", "conditions"}
 
 
 def with_app_keys(result: dict, started_ms: int) -> dict:
     """Python's result block plus the keys the app adds, as the device simulator writes them."""
+    from nnlite_tui.simdevice.bench_worker import conditions_block
+
     uname = platform.uname()
-    return {**result, "protocol_version": 1, "app_version": "0.1.0", "simulated": True,
+    snap = {"at_ms": started_ms, "thermal_status": 0, "thermal_status_name": "none", "thermal_headroom": 0.3,
+            "battery_temperature_c": 25.0, "screen_interactive": True, "foreground": True, "power_save": False}
+    if result["valid"]:
+        result = {**result, "conditions": conditions_block(snap, snap)}
+    return {**result, "protocol_version": 2, "app_version": "0.2.0", "simulated": True,
             "started_at_ms": started_ms, "finished_at_ms": int(time.time() * 1000), "fallback_reason": None,
             "device": {"manufacturer": "nnlite", "model": "host", "brand": "nnlite", "device": uname.node,
                        "product": "host", "board": uname.machine, "hardware": uname.machine,
@@ -93,7 +103,14 @@ BREAKAGES = {
     "device without soc_model": lambda r: r["device"].pop("soc_model"),
     "float sample": lambda r: r["samples_ns"].__setitem__(0, 1.5),
     "stats key missing": lambda r: r["stats"].pop("p99_ns"),
-    "wrong protocol version": lambda r: r.update(protocol_version=2),
+    "wrong protocol version": lambda r: r.update(protocol_version=3),
+    "protocol 1 with protocol 2 keys": lambda r: r.update(protocol_version=1),
+    "v2 valid without native timing": lambda r: r.pop("native_stats"),
+    "v2 valid without memory": lambda r: r.pop("memory"),
+    "delegation with a negative node count": lambda r: r["delegation"].update(delegated_nodes=-1),
+    "conditions from nowhere": lambda r: r["conditions"].update(source="guessed"),
+    "thermal status out of range": lambda r: r["conditions"]["before"].update(thermal_status=9),
+    "v2 without warmup_seconds": lambda r: r.pop("warmup_seconds"),
     "invalid but measured": lambda r: r.update(valid=False, error_stage="invoke", error_type="E", error_message="m"),
     "invalid with an unknown stage": lambda r: (r.update(valid=False, error_stage="arguments", error_type="E",
                                                          error_message="m"), [r.pop(k) for k in MEASURED]),
@@ -105,3 +122,28 @@ def test_schema_refuses_a_broken_report(validator, kotlin_reports, breakage):
     report = copy.deepcopy(kotlin_reports["valid"])
     BREAKAGES[breakage](report)
     assert errors(validator, report), f"schema accepted: {breakage}"
+
+
+def test_a_protocol_1_report_from_the_previous_app_still_validates(validator, kotlin_reports):
+    for name in ("valid", "load-error-missing-model", "args-error-bad-values"):
+        report = {k: v for k, v in copy.deepcopy(kotlin_reports[name]).items() if k not in V2_KEYS}
+        report.update(protocol_version=1, app_version="0.1.0")
+        assert errors(validator, report) == [], name
+
+
+def test_kotlin_v2_reports_say_what_ran_where_and_in_what_conditions(kotlin_reports):
+    valid = kotlin_reports["valid"]
+    assert valid["timing"]["native_clock"] == "Interpreter.getLastNativeInferenceDurationNanoseconds"
+    assert valid["native_stats"]["count"] == valid["stats"]["count"] == len(valid["native_samples_ns"])
+    assert valid["delegation"]["full"] is True and valid["conditions"]["throttled"] is False
+    assert kotlin_reports["throttled"]["conditions"]["throttled"] is True
+    bare = kotlin_reports["no-native-timing-no-thermal"]
+    assert bare["native_stats"] is None and bare["timing"]["native_clock"] is None
+    assert bare["conditions"]["throttled"] is None
+    assert bare["conditions"]["sustained_performance"] == {"supported": None, "enabled": False}
+    gpu = kotlin_reports["gpu-missing-native-library"]
+    assert (gpu["valid"], gpu["backend_used"]) == (True, "xnnpack")
+    assert gpu["fallback_reason"].startswith("gpu -> xnnpack: load failed: java.lang.UnsatisfiedLinkError: ")
+    partial = kotlin_reports["partial-delegation-required-full"]
+    assert (partial["valid"], partial["error_stage"]) == (False, "load")
+    assert partial["error_message"] == "require_full_delegation: TfLiteGpuDelegateV2 took 12 of 15 nodes (2 partitions)"

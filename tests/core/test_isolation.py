@@ -13,23 +13,26 @@ def _state(pid: int) -> str:
         return f.read().rsplit(")", 1)[1].split()[0]
 
 
+def _wait_until(condition, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"{what}: not within {seconds} s"
+        time.sleep(0.02)
+
+
 def test_pause_stops_and_continues_the_workers(tmp_path):
     conv = Converter(ConvertOptions(cache_dir=tmp_path / "cache"), n_workers=1)
     try:
         conv.prestart()
-        deadline = time.monotonic() + 120
-        while not conv.worker_pids() and time.monotonic() < deadline:
-            time.sleep(0.2)
+        _wait_until(conv.worker_pids, 120, "the conversion worker started")
         (pid,) = conv.worker_pids()
         iso = HostIsolation(conv, threads=1, method="pause")
         assert iso.describe()["method"] == "pause"
         with iso.benchmarking():
-            time.sleep(0.2)
-            assert _state(pid) == "T"
             assert conv.gate.paused
-        time.sleep(0.2)
-        assert _state(pid) != "T"
+            _wait_until(lambda: _state(pid) == "T", 10, "the worker stopped (state T)")
         assert not conv.gate.paused
+        _wait_until(lambda: _state(pid) != "T", 10, "the worker continued")
     finally:
         conv.close()
 

@@ -117,15 +117,31 @@ def test_skip_by_name(tmp_path, good_models):
     assert "wide_conv" not in reports(out)
 
 
+class WatchedControl(Control):
+    """A real Control that counts the times the pipeline asked to go on and was held by the pause."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held = 0
+
+    def wait_while_paused(self, timeout: float | None = None) -> bool:
+        running = super().wait_while_paused(timeout)
+        self.held += not running
+        return running
+
+
 def test_pause_holds_the_run_and_resume_finishes_it(tmp_path, good_models):
     out = tmp_path / "run"
-    control = Control()
+    control = WatchedControl()
     control.pause()
     rec = RecordingReporter()
     pipeline = build_pipeline(make_cfg(out, [good_models], include=("tiny_conv",)))
     thread = threading.Thread(target=pipeline.run, args=(rec, control))
     thread.start()
-    time.sleep(3)
+    deadline = time.monotonic() + 120
+    while control.held < 2:  # the conversion loop came to the pause twice and was held each time
+        assert thread.is_alive() and time.monotonic() < deadline, "the run never reached the pause"
+        time.sleep(0.02)
     assert rec.of(StageStarted) == []
     control.resume()
     thread.join(120)
@@ -141,8 +157,9 @@ def test_control_file_from_another_process_stops_the_run(tmp_path, good_models):
     pipeline = build_pipeline(make_cfg(out, [good_models]))
     thread = threading.Thread(target=pipeline.run, args=(rec, control))
     thread.start()
-    deadline = time.monotonic() + 60
-    while not rec.of(StageStarted) and time.monotonic() < deadline:
+    deadline = time.monotonic() + 120
+    while not rec.of(StageStarted):
+        assert time.monotonic() < deadline, "no stage started within 120 s"
         time.sleep(0.05)
     ControlChannel(out).send("stop_now")
     thread.join(60)
@@ -197,7 +214,7 @@ print(statistics.median(samples))
 
 def test_report_median_agrees_with_an_independent_measurement(tmp_path, good_models):
     out = tmp_path / "run"
-    run(make_cfg(out, [good_models], include=("wide_conv",),
+    run(make_cfg(out, [good_models], include=("wide_conv",), keep_tflite="all",
                  bench=BenchSettings(warmup=20, runs=400, min_seconds=0.5)))
     report = reports(out)["wide_conv"]
     ours = report["benchmark"]["stats"]["median_ns"]

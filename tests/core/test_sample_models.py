@@ -1,5 +1,5 @@
-"""The shipped sample models: LEMUR file format, forward pass and a training step in torch (fast), and one
-real conversion checked in the LiteRT interpreter (slow). The conversion tests cover all of them."""
+"""The shipped sample models: LEMUR file format, forward pass and a training step in torch (fast), and every
+one converted by the real converter and validated in the LiteRT interpreter against PyTorch (slow)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,12 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+import torch
 
 from nnlite_tui.core import lemur
+from nnlite_tui.core.convert import ConvertOptions, Converter
+from nnlite_tui.core.convert_worker import build_model
 from nnlite_tui.core.sources import discover
-
-torch = pytest.importorskip("torch")
-
-from nnlite_tui.core.convert_worker import build_model  # noqa: E402  (needs torch)
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
 SPECS = discover([str(SAMPLES)])
@@ -80,25 +79,27 @@ def test_training_step(name):
     assert any(not torch.equal(b, p) for b, p in zip(before, model.parameters()))
 
 
+@pytest.fixture(scope="module")
+def converter(tmp_path_factory):
+    """One worker for every sample: its torch/litert_torch import is paid once; a fresh cache, so each
+    model is really converted."""
+    opts = ConvertOptions(workers=1, timeout_s=600, cache_dir=tmp_path_factory.mktemp("sample-cache"))
+    conv = Converter(opts, log_dir=tmp_path_factory.mktemp("sample-logs"), n_workers=1)
+    yield conv
+    conv.close()
+
+
 @pytest.mark.slow
-def test_one_sample_converts_and_matches_in_the_interpreter(tmp_path, monkeypatch):
-    monkeypatch.setenv("LITERT_TORCH_SHOW_PROGRESS", "n")
-    litert_torch = pytest.importorskip("litert_torch")
-    from ai_edge_litert.interpreter import Interpreter
-
-    (spec,) = [s for s in SPECS if s.name == "resnet18_mini"]
-    model, example = build_model(spec)
-    path = tmp_path / "resnet18_mini.tflite"
-    litert_torch.convert(model, (example,)).export(str(path))
-    assert path.stat().st_size > 4 * 600_000  # fp32 weights: about 4 bytes per parameter
-
-    it = Interpreter(model_path=str(path), num_threads=1)
-    it.allocate_tensors()
-    (inp,), (out,) = it.get_input_details(), it.get_output_details()
-    assert tuple(inp["shape"]) == spec.in_shape and tuple(out["shape"]) == (1, 10)
-    x = torch.randn(*spec.in_shape, generator=torch.Generator().manual_seed(1))
-    it.set_tensor(inp["index"], x.numpy())
-    it.invoke()
-    with torch.no_grad():
-        expected = model(x).numpy()
-    assert abs(it.get_tensor(out["index"]) - expected).max() < 1e-4
+@pytest.mark.parametrize("spec", SPECS, ids=IDS)
+def test_every_sample_converts_and_matches_pytorch_in_the_interpreter(spec, converter, tmp_path):
+    dest = tmp_path / f"{spec.name}.tflite"
+    result = converter.convert(spec, dest, tmp_path / f"{spec.name}.log")
+    assert result["ok"], (result["stage"], result["error_type"], result["error_message"])
+    assert result["cached"] is False
+    batch, channels, height, width = spec.in_shape
+    assert result["layout"] == "NHWC" and result["tflite_input_shape"] == [batch, height, width, channels]
+    assert result["output_shapes"] == [[1, 10]]
+    # The worker ran the .tflite in the LiteRT interpreter on two inputs and compared with PyTorch.
+    assert result["validation"]["inputs"] == 2
+    assert 0 <= result["max_abs_diff"] < 1e-3
+    assert dest.stat().st_size == result["tflite_bytes"] > 3 * result["params"]  # fp32: ~4 bytes a weight

@@ -32,7 +32,7 @@ def run(out: Path, devices: list[str], monkeypatch, timeouts=FAST_TIMEOUTS, **kw
         original(self, serial, **dkw)
 
     monkeypatch.setattr(adb_mod.AdbDevice, "__init__", fast_init)
-    cfg = RunConfig(sources=[str(s) for s in SAMPLES], out=out, devices=devices, bench=SMALL,
+    cfg = RunConfig(sources=[str(s) for s in SAMPLES], out=out, devices=devices, bench=kw.pop("bench", SMALL),
                     convert=ConvertOptions(workers=1, timeout_s=120), backoff_s=0.1, cooldown_s=0.1, **kw)
     rec = RecordingReporter()
     pipeline = build_pipeline(cfg)
@@ -105,3 +105,23 @@ def test_device_that_hangs_am_start_fails_its_models_without_re_exec(sim_device_
     actions = [e.action for e in rec.of(Recovery) if e.target == sim.serial]
     assert "reconnect" in actions and "restart" in actions and "re-exec" not in actions
     assert "not retried" in " ".join(e["message"] for e in errors)
+
+
+def test_a_device_that_throttles_is_flagged_in_reports_events_summary_and_console(sim_device_factory, tmp_path,
+                                                                                   monkeypatch):
+    from nnlite_tui.core.report import summary_row
+    from nnlite_tui.tui.state import RunView
+
+    sim = sim_device_factory(faults="throttle_after=0.1s")
+    outcome, rec, reports, records = run(tmp_path / "hot", [sim.serial], monkeypatch,
+                                         bench=BenchSettings(warmup=1, runs=5, min_seconds=0.3))
+    assert {n: r["status"] for n, r in records.items()} == {"mnist_lenet": "done", "plain_cnn": "done"}
+    for report in reports:
+        assert report["conditions"]["throttled"] is True and report["conditions"]["source"] == "simulated"
+        assert summary_row(report)["throttled"] is True
+    done = [e for e in rec.of(ModelStatus) if e.status == "done"]
+    assert {e.model for e in done} == {"mnist_lenet", "plain_cnn"} and all(e.flags == ("throttled",) for e in done)
+    view = RunView()
+    for event in rec.events:
+        view.apply(event)
+    assert view.models["plain_cnn"].flags == ("throttled",)

@@ -18,8 +18,10 @@ MANIFEST = """<?xml version="1.0" encoding="utf-8"?>
   </application>
 </manifest>
 """
-needs_aapt2 = pytest.mark.skipif(shutil.which("aapt2") is None or not FRAMEWORK_RES.is_file(),
-                                 reason="aapt2 and android-framework-res (Debian) are installed by .ci/run")
+needs_aapt2 = pytest.mark.skipif(
+    shutil.which("aapt2") is None or not FRAMEWORK_RES.is_file(),
+    reason="needs aapt2 and Debian's android-framework-res (apt-get install aapt android-framework-res)",
+)
 
 
 @needs_aapt2

@@ -20,7 +20,8 @@ def bad(extras: dict) -> ArgsError:
 def test_defaults_are_the_protocols():
     r = parse(BASE)
     assert r.settings == {"warmup": 5, "runs": 50, "min_seconds": 1.0, "max_runs": 10_000, "max_seconds": 60.0,
-                          "threads": 1, "backend": "xnnpack", "seed": 0}
+                          "threads": 1, "backend": "xnnpack", "seed": 0, "warmup_seconds": 0.5,
+                          "require_full_delegation": False}
     assert r.run_id == "r1"
 
 
@@ -28,7 +29,8 @@ def test_typed_extras_as_am_start_sends_them():
     r = parse({**BASE, "warmup": 2, "runs": 20, "min_seconds": 0.1, "max_runs": 100, "max_seconds": 5.0,
                "threads": 4, "backend": "gpu", "seed": JavaLong(7)})
     assert r.settings == {"warmup": 2, "runs": 20, "min_seconds": 0.1, "max_runs": 100, "max_seconds": 5.0,
-                          "threads": 4, "backend": "gpu", "seed": 7}
+                          "threads": 4, "backend": "gpu", "seed": 7, "warmup_seconds": 0.5,
+                          "require_full_delegation": False}
 
 
 def test_numbers_sent_as_strings_are_accepted():
@@ -69,3 +71,19 @@ def test_typos_ranges_and_types():
 
 def test_without_report_path_the_error_cannot_be_reported_to_a_file():
     assert bad({k: v for k, v in BASE.items() if k != "report_path"}).report_path is None
+
+
+def test_version_2_extras_and_their_errors_match_the_app():
+    r = parse({**BASE, "warmup_seconds": 0.25, "require_full_delegation": True})
+    assert (r.settings["warmup_seconds"], r.settings["require_full_delegation"]) == (0.25, True)
+    assert parse({**BASE, "require_full_delegation": "false"}).settings["require_full_delegation"] is False
+    e = bad({**BASE, "warmup_seconds": -1.0, "require_full_delegation": "yes"})
+    # the same message as ProtocolV2Test's `bad v2 extras are args errors` in the app's core
+    assert str(e) == "require_full_delegation must be true or false, got 'yes'; warmup_seconds must be >= 0, got -1.0"
+
+
+def test_a_protocol_1_app_does_not_know_the_version_2_extras():
+    with pytest.raises(ArgsError) as err:
+        parse({**BASE, "warmup_seconds": 0.5, "require_full_delegation": True}, protocol=1)
+    assert str(err.value) == "unknown extra 'require_full_delegation'; unknown extra 'warmup_seconds'"
+    assert parse(BASE, protocol=1).settings["warmup_seconds"] == 0.0  # protocol 1 warmed up by count only

@@ -121,9 +121,11 @@ def test_app_crash_writes_no_report(sim_device_factory, adb_server, test_apk, ti
     d = _installed_with_model(sim, adb_server, test_apk, tiny_tflite)
     out = _start_bench(d, "/data/local/tmp/nnlite/tiny.tflite", REPORT, "c1", *FAST)
     assert "Status: ok" in out  # the launch itself succeeds; the app dies afterwards
-    time.sleep(1.5)
+    deadline = time.monotonic() + 20
+    while "FATAL EXCEPTION" not in d.shell("logcat -d -s AndroidRuntime"):
+        assert time.monotonic() < deadline, "the app did not crash"
+        time.sleep(0.1)
     assert d.sync.stat(REPORT).mtime is None
-    assert "FATAL EXCEPTION" in d.shell("logcat -d -s AndroidRuntime")
     _start_bench(d, "/data/local/tmp/nnlite/tiny.tflite", REPORT, "c2", *FAST)  # the next launch is fine
     deadline = time.monotonic() + 20
     while d.sync.stat(REPORT).mtime is None:

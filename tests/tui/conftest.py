@@ -19,6 +19,9 @@ def utc(monkeypatch):
 
 
 def frozen_app(**kwargs):
+    """The console with a frozen clock; every stream of events is shown at once (ui_interval 0)
+    unless a test asks for the throttle."""
+    kwargs.setdefault("ui_interval", 0.0)
     return make_app(clock=lambda: FROZEN, **kwargs)
 
 

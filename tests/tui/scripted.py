@@ -22,6 +22,7 @@ class ScriptedPipeline:
         self.hold = hold  # stay in "converting" on this model until skipped or stopped
         self.shutdown_called = threading.Event()
         self.ran = threading.Event()
+        self.held_before: str | None = None  # the model the pause last held the run in front of
 
     def run(self, reporter: Reporter, control: Control) -> dict:
         """Like Pipeline.run: returns once stopped or done, having stopped its children (shutdown)."""
@@ -42,6 +43,7 @@ class ScriptedPipeline:
             if control.stopping:
                 break
             while not control.wait_while_paused(0.05):
+                self.held_before = name
                 if not was_paused:
                     was_paused = True
                     emit(RunControl("pause"))

@@ -81,8 +81,10 @@ async def test_attached_console_shows_the_run_live_and_sends_controls(tmp_path, 
         assert channel.poll() == [("pause", None)]
         assert app.view.paused
         # the runner applies it and echoes it; the console shows it once
-        write_events(events_path, [RunControl("pause")])
-        await pilot.pause(0.4)
+        # The model_09 line comes after the echo: once the console shows it, it has read the echo too.
+        write_events(events_path, [RunControl("pause"), ModelStatus("model_09", "converting", attempt=1)])
+        await wait_for(pilot, lambda: app.view.models["model_09"].status == "converting")
+        await pilot.pause()
         events = str(app.screen.query_one("#events-body").render())
         assert events.count("operator: pause") == 1
         await pilot.press("s")
@@ -140,7 +142,9 @@ async def test_a_long_log_gives_way_to_the_store_snapshot_and_its_tail(tmp_path,
         assert {n: r.status for n, r in app.view.models.items()} == {"a": "done", "b": "failed", "c": "queued"}
         assert app.view.models["b"].error == "convert: E: boom" and app.view.models["a"].median_ms == 2.5
         assert app.view.devices["host"].model == "c"
-        assert "cool-down host" in str(app.screen.query_one("#events-body").render())
+        events = str(app.screen.query_one("#events-body").render())
+        assert "cool-down host" in events
+        assert "failed b" not in events  # a stored failure is history: in the queue, not an event
         write_events(tmp_path / "events.jsonl", [ModelStatus("c", "converting", attempt=1)])
         await wait_for(pilot, lambda: app.view.models["c"].status == "converting")
 

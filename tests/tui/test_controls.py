@@ -2,6 +2,7 @@
 
 import json
 
+from textual.command import CommandList, CommandPalette
 
 from nnlite_tui.tui.app import ExitCode
 from nnlite_tui.tui.screens.confirm import ConfirmQuit
@@ -50,8 +51,8 @@ async def test_pause_holds_the_pipeline_at_the_next_model():
         await wait_for(pilot, lambda: app.view.in_flight() == ["m1"])
         await pilot.press("p", "s")
         await wait_for(pilot, lambda: app.view.models["m1"].status == "skipped")
-        await pilot.pause(0.3)
-        assert app.view.models["m2"].status == "queued"  # paused: progress stops
+        await wait_for(pilot, lambda: pipeline.held_before == "m2")  # the pause holds the run before m2
+        assert app.view.models["m2"].status == "queued"
         await pilot.press("p")
         await wait_for(pilot, lambda: app.view.finished is not None)
         assert app.view.counts()["done"] == 2
@@ -112,10 +113,11 @@ async def test_detail_screen_shows_report_statistics_and_histogram(tmp_path, mon
         await pilot.press("enter")
         assert isinstance(app.screen, ModelDetailScreen) and app.screen.model == "model_00"
         text = "\n".join(str(w.render()) for w in app.screen.query(".detail-block"))
-        assert "done  try 1  device host" in text
-        assert "input (1, 3, 32, 32)  output [[1, 10]]" in text
-        assert "median=1.030" in text and "p99=1.060" in text
-        assert "converter=litert-torch" in text
+        assert "status done  try 1  device host" in text
+        assert "input (1, 3, 32, 32)  output (1, 10)" in text
+        assert "median 1.03 ms" in text and "p99 1.06 ms" in text
+        assert "converter litert-torch  took 4.20 s  max |diff| 1.00e-06" in text
+        assert "emulator no" in text and "False" not in text
         assert app.screen.query_one(".latency-sparkline").data[:2] == [1.0, 1.01]
         await pilot.press("escape")
         assert not isinstance(app.screen, ModelDetailScreen)
@@ -134,16 +136,23 @@ async def test_help_screen_and_palette_commands_for_every_action():
             assert title in titles
 
 
+def _first_command(app) -> str | None:
+    """The first command the open palette lists, once its search has answered."""
+    if not isinstance(app.screen, CommandPalette):
+        return None
+    results = app.screen.query_one(CommandList)
+    return str(results.get_option_at_index(0).prompt.plain) if results.option_count else None
+
+
 async def test_palette_runs_an_action():
     app = frozen_app()
     async with app.run_test(size=SIZE) as pilot:
         await feed(app, pilot, *busy_run_events(FROZEN))
         await pilot.press("ctrl+p")
         await pilot.press(*"pause / resume")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: (_first_command(app) or "").startswith("Pause / resume"))  # search answered
         await pilot.press("enter")
-        await pilot.pause()
-        assert app.control.paused
+        await wait_for(pilot, lambda: app.control.paused)
 
 
 async def test_themes_selectable_by_option_and_at_runtime():
@@ -164,8 +173,8 @@ async def test_a_crashed_pipeline_is_reported_not_hidden():
 
     app = frozen_app(pipeline_factory=broken)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.pipeline_done.is_set())
-        await pilot.pause(0.1)
-        assert "crashed pipeline  RuntimeError: no devices" in str(app.screen.query_one("#events-body").render())
+        await wait_for(pilot, lambda: "crashed pipeline  RuntimeError: no devices"
+                       in str(app.screen.query_one("#events-body").render()))
+        assert app.pipeline_done.is_set()
         await pilot.press("q")
     assert app.return_value == ExitCode.INTERNAL

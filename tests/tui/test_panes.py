@@ -25,7 +25,7 @@ async def test_queue_shows_every_model_with_status_attempts_latency_error_and_co
         await feed(app, pilot, *busy_run_events(FROZEN))
         rows = {r[0]: r for r in table_rows(app)}
         assert len(rows) == 12
-        assert rows["model_00"][1:5] == ["done", "1", "host", "1.820"]
+        assert rows["model_00"][1:5] == ["done", "1", "host", "1.82"]
         assert rows["model_02"][1] == "failed" and rows["model_02"][2] == "2"
         assert rows["model_02"][5].startswith("convert: TorchExportError")
         assert rows["model_07"][1] == "converting"
@@ -109,7 +109,7 @@ async def test_log_pane_follows_the_model_in_flight_until_the_operator_picks_ano
 async def test_log_bursts_from_a_thread_are_coalesced_and_bounded():
     import threading
 
-    from nnlite_tui.tui.messages import LogsPending
+    from nnlite_tui.tui.messages import EventsPending
 
     seen = []
     app = frozen_app()
@@ -121,7 +121,7 @@ async def test_log_bursts_from_a_thread_are_coalesced_and_bounded():
         burst.join()
         for _ in range(5):
             await pilot.pause()
-        drained = [m for m in seen if isinstance(m, LogsPending)]
+        drained = [m for m in seen if isinstance(m, EventsPending)]
         assert 1 <= len(drained) < 100
         log = app.screen.query_one(LogPane)
         assert log.lines[-1] == "line 2999" and log.line_count == 500  # bounded per model
@@ -159,3 +159,40 @@ async def test_header_shows_progress_throughput_eta_and_state():
         assert "ETA 0:14:00" in text and "elapsed 0:10:00" in text
         assert "model_05, model_07" in text
         assert header.has_class("-running")
+
+
+async def test_log_pane_scrolls_back_and_keeps_its_place_while_lines_arrive():
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await feed(app, pilot, RunStarted("runs/t1", ("m1",), ("host",)), ModelStatus("m1", "converting"),
+                   *[ModelLog("m1", "convert", f"line {i}") for i in range(100)])
+        log = app.screen.query_one(LogPane)
+        height = log.scrollable_content_region.height
+        assert log.render_line(height - 1).text.strip() == "line 99"  # newest at the bottom
+        log.focus()
+        await pilot.press("pageup")
+        assert log.render_line(height - 1).text.strip() == "line 89"
+        assert "10 newer lines below" in log.border_subtitle
+        await feed(app, pilot, ModelLog("m1", "convert", "line 100"), ModelLog("m1", "convert", "line 101"))
+        assert log.render_line(height - 1).text.strip() == "line 89"  # the operator's place is kept
+        await pilot.press("home")
+        assert log.render_line(0).text.strip() == "line 0"  # no blank rows above the oldest line
+        await pilot.press("end")
+        assert log.render_line(height - 1).text.strip() == "line 101"
+        assert "newer lines below" not in log.border_subtitle
+
+
+async def test_a_stream_of_events_reaches_the_screen_at_most_once_per_interval():
+    app = frozen_app(ui_interval=0.4)
+    async with app.run_test(size=SIZE) as pilot:
+        await feed(app, pilot, RunStarted("runs/t1", ("m1", "m2"), ("host",)))
+        queue = app.screen.query_one(ModelQueue)
+        await pilot.pause(0.5)
+        await feed(app, pilot, ModelStatus("m1", "done", attempt=1))  # the first after a quiet spell: at once
+        assert "done 1" in queue.border_subtitle
+        await feed(app, pilot, ModelStatus("m2", "done", attempt=1))  # within the interval: folded, not shown
+        assert app.view.models["m2"].status == "done" and "done 1" in queue.border_subtitle
+        await pilot.pause(0.5)
+        assert "done 2" in queue.border_subtitle
+        app.action_toggle_pause()  # the operator's own commands are shown at once
+        assert "PAUSED" in str(app.screen.query_one(RunHeader).render())

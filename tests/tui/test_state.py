@@ -66,3 +66,41 @@ def test_logs_stay_bounded_and_older_ones_come_from_the_run_directory(tmp_path):
     lines = view.log_lines("m0")
     assert len(lines) == LOG_LINES_PER_MODEL and lines[-1] == "file line 999"
     assert view.log_lines("never-ran") == []
+
+
+def test_countdown_ticks_update_one_line_and_a_later_countdown_starts_another():
+    from nnlite_tui.core.events import Recovery
+
+    view = RunView(lambda: 100.0)
+    target = "/dev/bus/usb/001/004/emulator-32399"
+    view.apply(Recovery("reconnect", "emulator-5554", ts=0.0))
+    for tick in range(5):  # a 10 s cool-down reports every 2 s
+        view.apply(Recovery("cool-down", target, "too hot", countdown_s=10.0 - 2 * tick, ts=2.0 * tick))
+    view.apply(Recovery("cool-down", "host", countdown_s=4.0, ts=9.0))  # another device: its own line
+    cool = [e for e in view.notable if isinstance(e, Recovery) and e.action == "cool-down"]
+    assert [(e.target, e.countdown_s) for e in cool] == [("host", 4.0), (target, 2.0)]
+    assert len(view.notable) == 3
+    view.apply(Recovery("cool-down", target, countdown_s=10.0, ts=300.0))  # long after: a new cool-down
+    assert [e.countdown_s for e in view.notable if isinstance(e, Recovery) and e.target == target] == [10.0, 2.0]
+
+
+def test_library_warnings_show_once_per_run_and_their_repeats_stay_in_the_log_file(tmp_path):
+    from nnlite_tui.core.events import ModelLog
+
+    warning = ("/usr/lib/python3.11/copyreg.py:105: FutureWarning: `isinstance(treespec, LeafSpec)` is "
+               "deprecated, use `isinstance(treespec, TreeSpec) and treespec.is_leaf()` instead.")
+    source = "  return cls.__new__(cls, *args)"
+    view = RunView(lambda: 0.0)
+    for model in ("a", "b"):
+        view.apply_all([ModelLog(model, "convert", warning), ModelLog(model, "convert", source),
+                        ModelLog(model, "convert", warning), ModelLog(model, "convert", source),
+                        ModelLog(model, "convert", f"[convert] {model}: 42 ops")])
+    assert view.log_lines("a") == [f"[shown once per run] {warning}", source, "[convert] a: 42 ops"]
+    assert view.log_lines("b") == ["[convert] b: 42 ops"]
+    assert view.log_filter.hidden == 3
+    assert view.take_fresh_lines() == {"a": view.log_lines("a"), "b": ["[convert] b: 42 ops"]}
+    # a model whose lines are no longer in memory is read from its log file, filtered the same way
+    view.run_dir = str(tmp_path)
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "old.log").write_text("\n".join([warning, source, "kept", warning, source]) + "\n")
+    assert view.log_lines("old") == ["kept"]

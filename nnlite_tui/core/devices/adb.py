@@ -13,6 +13,7 @@ recover(1) reconnects, recover(2) restarts the adb server if we started it.
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from nnlite_tui.core.bench import BenchSettings
@@ -25,6 +26,7 @@ from nnlite_tui.core.events import DeviceState, Recovery, Reporter
 BOOT_TIMEOUT_S = 300.0
 RECONNECT_TIMEOUT_S = 60.0
 LINK_KINDS = ("offline", "adb")  # the device could not be reached, as opposed to its app failing
+FRESH_SERVER_S = 5.0
 
 
 class AdbDevice:
@@ -165,9 +167,19 @@ class AdbDevice:
 
 # ----- discovery -----
 def attached() -> list[dict[str, Any]]:
-    """Devices the adb server lists (starting a server if none runs), with state."""
+    """Devices the adb server lists (starting a server if none runs), with state.
+
+    A server younger than FRESH_SERVER_S that lists nothing is asked again until it is that old: it
+    has not yet seen every device (USB scan; an emulator or `nnlite sim-device` started alongside
+    this command announces itself a moment later)."""
     adb_link.ensure_server()
-    return adb_link.list_devices()
+    listed = adb_link.list_devices()
+    age = adb_link.server_age()
+    while not listed and age is not None and age < FRESH_SERVER_S:
+        time.sleep(min(0.2, FRESH_SERVER_S - age))
+        listed = adb_link.list_devices()
+        age = adb_link.server_age()
+    return listed
 
 
 def describe(serial: str, state: str) -> dict[str, Any]:

@@ -1,6 +1,8 @@
-"""The benchmark app on an adb device (android-app/PROTOCOL.md): install or upgrade it, run one
-benchmark (push, `am start`, poll for the report with a deadline, check the run id, pull,
-clean up), and tell an app crash from a slow benchmark by its logcat lines.
+"""The benchmark app on an adb device (android-app/PROTOCOL.md): install or upgrade it (also when a
+rebuilt APK kept its versionCode), run one benchmark (check the settings, push, wake the screen,
+`am start`, poll for the report with a deadline, check the run id, pull, clean up), and tell an
+app crash from a slow benchmark by its logcat lines. Reads protocol 2 reports, and protocol 1
+reports from an older app (the result then lists the fields they lack).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from nnlite_tui.core.bench import BenchSettings
+from nnlite_tui.core.devices import adb_extras
+from nnlite_tui.core.devices.adb_extras import PROTOCOL_VERSION, SUPPORTED_PROTOCOLS
 from nnlite_tui.core.devices.adb_link import Link
 from nnlite_tui.core.devices.apk import ApkError, ApkInfo, read_apk_info
 from nnlite_tui.core.devices.base import DeviceError
@@ -25,7 +29,8 @@ PACKAGE = "org.nnlite.bench"
 COMPONENT = "org.nnlite.bench/.BenchActivity"
 MODELS_DIR = "/data/local/tmp/nnlite"
 REPORTS_DIR = "/sdcard/Android/data/org.nnlite.bench/files/reports"
-PROTOCOL_VERSION = 1
+# The protocol the app on each device answered with (serial -> version), learnt from its reports.
+_app_protocol: dict[str, int] = {}
 REPO = Path(__file__).resolve().parents[3]
 DEFAULT_APK = REPO / "android-app" / "app" / "build" / "outputs" / "apk" / "debug" / "app-debug.apk"
 SCHEMA = REPO / "android-app" / "protocol" / "report.schema.json"
@@ -92,8 +97,20 @@ def installed_version(link: Link, timeout: float) -> int | None:
     return int(match.group(1)) if match else 0
 
 
+def installed_sha256(link: Link, timeout: float) -> str | None:
+    """sha256 of the installed base APK (`pm path` + toybox sha256sum); None if it cannot be read."""
+    path = next((line[len("package:"):].strip() for line in link.shell(["pm", "path", PACKAGE], timeout=timeout)
+                 .splitlines() if line.startswith("package:") and line.strip().endswith("base.apk")), None)
+    if path is None:
+        return None
+    out = link.shell(f"sha256sum {shlex.quote(path)} 2>/dev/null; true", timeout=timeout).split()
+    digest = out[0].lower() if out else ""
+    return digest if re.fullmatch(r"[0-9a-f]{64}", digest) else None
+
+
 def ensure_app(link: Link, apk_option: str | None, timeouts: Timeouts) -> dict[str, Any]:
-    """Install the app, or upgrade it when its versionCode differs from the APK's; what was done."""
+    """Install the app, or upgrade it when its versionCode differs from the APK's, or reinstall it when
+    the versionCode is the same but the installed APK is not this one (a rebuild); what was done."""
     have = installed_version(link, timeouts.shell_s)
     apk = find_apk(apk_option)
     if apk is None:
@@ -102,8 +119,13 @@ def ensure_app(link: Link, apk_option: str | None, timeouts: Timeouts) -> dict[s
                               f"found at {DEFAULT_APK}: {BUILD_HINT}", kind="install", transient=False)
         return {"action": "kept", "version_code": have, "apk": None}
     want = apk_manifest(apk)
+    reinstall = False
     if have == want.version_code:
-        return {"action": "up-to-date", "version_code": have, "apk": str(apk)}
+        # Same versionCode, but a rebuilt APK must still replace the old one; an unreadable digest
+        # (no sha256sum on the device) counts as different: reinstalling costs seconds, a stale app a run.
+        if installed_sha256(link, timeouts.shell_s) == _sha256(str(apk)):
+            return {"action": "up-to-date", "version_code": have, "apk": str(apk)}
+        reinstall = True
     remote = f"{MODELS_DIR}/nnlite-bench.apk"
     link.shell(f"mkdir -p {MODELS_DIR}", timeout=timeouts.shell_s)
     link.push(str(apk), remote)
@@ -119,8 +141,9 @@ def ensure_app(link: Link, apk_option: str | None, timeouts: Timeouts) -> dict[s
     if now != want.version_code:
         raise DeviceError(f"{link.serial}: after install {PACKAGE} has versionCode {now}, expected "
                           f"{want.version_code}", kind="install")
-    return {"action": "installed" if have is None else "upgraded", "from": have, "version_code": now,
-            "apk": str(apk)}
+    _app_protocol.pop(link.serial, None)  # a new app: learn its protocol again
+    action = "installed" if have is None else "reinstalled" if reinstall else "upgraded"
+    return {"action": action, "from": have, "version_code": now, "apk": str(apk)}
 
 
 def remove_leftovers(link: Link, timeout: float) -> list[str]:
@@ -136,12 +159,12 @@ def remove_leftovers(link: Link, timeout: float) -> list[str]:
 
 
 # ----- one benchmark -----
-def launch_args(model: str, report: str, launch_id: str, s: BenchSettings) -> list[str]:
-    return ["am", "start", "-S", "-W", "-n", COMPONENT, "--es", "model_path", model, "--es", "report_path", report,
-            "--es", "run_id", launch_id, "--ei", "warmup", str(s.warmup), "--ei", "runs", str(s.runs),
-            "--ef", "min_seconds", repr(float(s.min_seconds)), "--ei", "max_runs", str(s.max_runs),
-            "--ef", "max_seconds", repr(float(s.max_seconds)), "--ei", "threads", str(s.threads),
-            "--es", "backend", s.backend, "--ei", "seed", str(s.seed)]
+def launch_args(model: str, report: str, launch_id: str, s: BenchSettings, protocol: int = PROTOCOL_VERSION) -> list[str]:
+    return ["am", "start", "-S", "-W", "-n", COMPONENT, *adb_extras.launch_extras(model, report, launch_id, s, protocol)]
+
+
+# A dark or locked screen leaves the app behind the keyguard, where the platform throttles it.
+WAKE_SCREEN = "input keyevent KEYCODE_WAKEUP; wm dismiss-keyguard; true"
 
 
 class LogWatch:
@@ -173,6 +196,23 @@ def crash_line(lines: list[str]) -> str | None:
 
 def run_benchmark(link: Link, tflite: str, settings: BenchSettings, run_id: str, timeouts: Timeouts,
                   cancel: threading.Event | None = None) -> dict[str, Any]:
+    adb_extras.check_settings(settings, link.serial)
+    protocol = _app_protocol.get(link.serial, PROTOCOL_VERSION)
+    if protocol == 1:
+        adb_extras.check_v1_can_run(settings, link.serial)
+    result = _run_once(link, tflite, settings, run_id, timeouts, cancel, protocol)
+    if protocol >= 2 and adb_extras.refuses_v2_extras(result):
+        # An older app: remember it, and run again with the extras it knows.
+        _app_protocol[link.serial] = 1
+        adb_extras.check_v1_can_run(settings, link.serial)
+        result = _run_once(link, tflite, settings, run_id, timeouts, cancel, 1)
+    else:
+        _app_protocol[link.serial] = result.get("protocol_version", protocol)
+    return adb_extras.mark_protocol(result)
+
+
+def _run_once(link: Link, tflite: str, settings: BenchSettings, run_id: str, timeouts: Timeouts,
+              cancel: threading.Event | None, protocol: int) -> dict[str, Any]:
     digest = _sha256(tflite)
     launch_id = f"{run_id}-{os.urandom(5).hex()}"
     model = f"{MODELS_DIR}/{digest[:32]}.tflite"
@@ -182,8 +222,9 @@ def run_benchmark(link: Link, tflite: str, settings: BenchSettings, run_id: str,
     try:
         link.push(tflite, model, mode=0o644)
         watch = LogWatch(link, t)
+        link.shell(WAKE_SCREEN, timeout=t)
         started = time.monotonic()
-        out = link.shell(launch_args(model, report, launch_id, settings), timeout=timeouts.launch_s)
+        out = link.shell(launch_args(model, report, launch_id, settings, protocol), timeout=timeouts.launch_s)
         if "Error" in out:
             raise DeviceError(f"{link.serial}: am start failed: {' '.join(out.split())[-300:]}", kind="launch")
         data = _wait_report(link, report, watch, timeouts, settings, started, cancel)
@@ -242,9 +283,9 @@ def _parse_report(link: Link, data: bytes, launch_id: str) -> dict[str, Any]:
         raise DeviceError(f"{link.serial}: unreadable report ({len(data)} bytes): {exc}", kind="report") from exc
     if not isinstance(result, dict):
         raise DeviceError(f"{link.serial}: report is not a JSON object", kind="report")
-    if result.get("protocol_version") != PROTOCOL_VERSION:
+    if result.get("protocol_version") not in SUPPORTED_PROTOCOLS:
         raise DeviceError(f"{link.serial}: report protocol_version {result.get('protocol_version')!r}, "
-                          f"expected {PROTOCOL_VERSION}", kind="report", transient=False)
+                          f"expected one of {SUPPORTED_PROTOCOLS}", kind="report", transient=False)
     if result.get("run_id") != launch_id:
         raise DeviceError(f"{link.serial}: report run_id {result.get('run_id')!r} is not ours ({launch_id})",
                           kind="report")

@@ -78,6 +78,19 @@ def _listener_pid(port: int) -> int | None:
     return None
 
 
+def server_age() -> float | None:
+    """Seconds since the adb server on our port started; None if unknown (none, or not ours to see)."""
+    import psutil
+
+    pid = _listener_pid(server_port())
+    if pid is None:
+        return None
+    try:
+        return time.time() - psutil.Process(pid).create_time()
+    except psutil.Error:
+        return None
+
+
 def ensure_server() -> bool:
     """Make sure an adb server answers; True if this process started it (and so may restart it)."""
     port = server_port()

@@ -30,14 +30,26 @@ def main(args_path: str) -> int:
         os.sched_setaffinity(0, set(cpus))
     from nnlite_tui.core.bench import BenchSettings, benchmark_result
 
-    result = benchmark_result(args["model_path"], BenchSettings(**args["settings"]), args.get("run_id", ""))
+    settings = BenchSettings(**args["settings"])
+    result = benchmark_result(args["model_path"], settings, args.get("run_id", ""), profile=False)
     result["cpu_affinity"] = sorted(os.sched_getaffinity(0))
     result["huge_pages"] = {"glibc_tunables": os.environ.get("GLIBC_TUNABLES"), "thp_enabled": thp_mode()}
-    tmp = args["result_path"] + ".tmp"
+    _write(args["result_path"], result)
+    if settings.profile_ops and result.get("valid"):
+        # The timings are saved first: if LiteRT's C API takes this process down during the profiled
+        # pass, the parent still gets them (local.py marks the ops block as crashed).
+        from nnlite_tui.core.predict.profiled_pass import profiled_pass
+
+        result.update(profiled_pass(args["model_path"], settings))
+        _write(args["result_path"], result)
+    return 0
+
+
+def _write(path: str, result: dict) -> None:
+    tmp = path + ".tmp"
     with open(tmp, "w") as f:
         json.dump(result, f)
-    os.replace(tmp, args["result_path"])
-    return 0
+    os.replace(tmp, path)
 
 
 if __name__ == "__main__":

@@ -21,10 +21,10 @@ from nnlite_tui.core.events import DeviceState, Reporter
 
 
 # 2 MB pages for the benchmark process's heap, where LiteRT/XNNPACK keep packed weights and
-# activations (glibc >= 2.35 reads this tunable, older ones ignore it). On the 2-vCPU dev VM, which
-# guest pages a memory-bound model landed on moved its median between otherwise identical
-# benchmarks; with huge pages bench/isolation_check.py's gap and noise floor both roughly halved
-# or better (bench/README.md).
+# activations (glibc >= 2.35 reads this tunable, older ones ignore it). On a virtual machine, which
+# guest pages a memory-bound model lands on can move its median between otherwise identical
+# benchmarks; bench/isolation_check.py measures the gap and noise floor with and without huge
+# pages (--no-huge-pages), and bench/README.md gives its figures.
 HUGE_PAGES_TUNABLE = "glibc.malloc.hugetlb=1"
 
 
@@ -151,13 +151,17 @@ class LocalDevice:
             output = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
             if proc.stdout:
                 proc.stdout.close()
-            if proc.returncode != 0 or not os.path.exists(result_path):
-                code = proc.returncode
-                why = f"signal {signal.Signals(-code).name}" if code < 0 else f"exit code {code}"
+            code = proc.returncode
+            why = f"signal {signal.Signals(-code).name}" if code and code < 0 else f"exit code {code}"
+            saved = os.path.exists(result_path)
+            if not saved or (code != 0 and not settings.profile_ops):
                 tail = output.strip().splitlines()[-1:] if output.strip() else []
                 raise DeviceError(f"benchmark process died ({why}){': ' + tail[0] if tail else ''}", kind="crash")
             with open(result_path) as f:
                 result = json.load(f)
+            if code != 0:  # died in the profiled pass, after saving the timed result
+                result["ops"] = {"schema_version": 1, "kernel_mode": settings.profile_ops, "ops": [],
+                                 "error": f"the profiled pass crashed the benchmark process ({why})"}
         result["log"] = output[-4000:]
         return result
 

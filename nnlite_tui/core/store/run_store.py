@@ -4,9 +4,10 @@ state.json holds three TinyDB tables: meta (schema version, last journal seq fol
 (run settings and tool versions) and models (one record per model, in insertion order). Changes
 between rewrites go to RUN_DIR/state.json.journal.<first seq> as one JSON line per record.
 
-Why a journal: TinyDB rewrites a whole table on every write (Table._update_table), and an atomic
-rewrite of state.json took 118 ms at 10,000 records against 3.3 ms at 100 on the 2-core dev VM,
-while appending one line and fsyncing it took 0.4 ms at both sizes. So records live in memory,
+Why a journal: TinyDB rewrites a whole table on every write (Table._update_table), so an atomic
+rewrite of state.json costs in proportion to the records, while appending one line and fsyncing it
+costs the same at any size (bench/store_scale.py times a transition at 100 and 10,000 records
+and fails past a 3x ratio). So records live in memory,
 non-terminal changes are appended at most `flush_interval` later, terminal ones are appended and
 fsynced before transition() returns, and a background compaction folds the journal into
 state.json (temp file, fsync, rename) once the journal is as long as the table. A kill -9 at any

@@ -21,5 +21,5 @@ def command(*names: str):
 
 def lookup(name: str):
     if not COMMANDS:
-        from nnlite_tui.simdevice.commands import activity, files, packages, system, text  # noqa: F401
+        from nnlite_tui.simdevice.commands import activity, files, packages, screen, system, text  # noqa: F401
     return COMMANDS.get(name)

@@ -14,6 +14,8 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Sparkline, Static
 
+from nnlite_tui.tui.formatting import byte_size, fields, line, milliseconds, seconds, tiny, yes_no
+from nnlite_tui.tui.widgets.op_bars import OpBars
 from nnlite_tui.tui.state import ModelRow, RunView
 
 STAT_NAMES = ("mean_ns", "median_ns", "p90_ns", "p99_ns", "std_ns", "min_ns", "max_ns")
@@ -57,41 +59,75 @@ def histogram(samples_ms: list[float], bins: int = HISTOGRAM_BINS, width: int = 
     peak = max(counts)
     for i, count in enumerate(counts):
         bar = "█" * max(1 if count else 0, round(width * count / peak))
-        yield Content.assemble(f"{low + i * step:9.3f} ms ", (bar, "$primary"), f" {count}")
+        yield line(f"{milliseconds(low + i * step):>10} ", (bar + " ", "$primary"), str(count))
 
 
 def summary(row: ModelRow | None, model: str) -> Content:
     if row is None:
-        return Content.assemble((model, "bold"), "  not in this run")
-    lines = [Content.assemble((model, "bold"), f"  {row.status}  try {row.attempt}  device {row.device or '-'}")]
+        return line((model + "  ", "bold"), "not in this run")
+    lines = [line((model + "  ", "bold"), fields([("status", row.status), ("try", str(row.attempt)),
+                                                   ("device", row.device or "-")]))]
+    if row.median_ms is not None:
+        lines.append(fields([("median", milliseconds(row.median_ms))]))
     if row.error:
         lines.append(Content.from_markup("[$error]$e[/]", e=row.error))
-    for stage, (ok, seconds, detail) in row.stages.items():
-        mark = ("ok    ", "$success") if ok else ("failed", "$error")
-        lines.append(Content.assemble(f"  {stage:<10} ", mark, f" {seconds:7.2f}s  ", (detail, "dim")))
+    for stage, (ok, took, detail) in row.stages.items():
+        mark = ("ok      ", "$success") if ok else ("failed  ", "$error")
+        lines.append(line(f"  {stage:<10} ", mark, f"{seconds(took):>8}  ", (detail, "dim")))
     return Content("\n").join(lines)
+
+
+def shape_text(value: Any) -> str:
+    """(1, 3, 32, 32) for one shape, (1, 10), (1, 4) for several."""
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, (list, tuple)) for v in value):
+        return ", ".join(shape_text(v) for v in value)
+    if isinstance(value, (list, tuple)):
+        return "(" + ", ".join(str(v) for v in value) + ")"
+    return "-" if value is None else str(value)
+
+
+def conversion_fields(conversion: dict[str, Any]) -> list[tuple[str, str]]:
+    out = []
+    if "converter" in conversion:
+        version = conversion.get("converter_version")
+        out.append(("converter", f"{conversion['converter']}" + (f" {version}" if version else "")))
+    if isinstance(conversion.get("seconds"), (int, float)):
+        out.append(("took", seconds(conversion["seconds"])))
+    if isinstance(conversion.get("max_abs_diff"), (int, float)):
+        out.append(("max |diff|", tiny(conversion["max_abs_diff"])))
+    if isinstance(conversion.get("tflite_bytes"), (int, float)):
+        out.append(("size", byte_size(conversion["tflite_bytes"])))
+    if conversion.get("layout"):
+        out.append(("layout", str(conversion["layout"])))
+    return out
 
 
 def report_lines(path: Path, report: dict[str, Any]) -> Content:
     lines = [Content.from_markup("[b]$name[/]", name=path.name)]
     valid = report.get("valid")
-    lines.append(Content.assemble(
-        "valid ", ("yes", "$success") if valid else ("no", "$error"),
-        f"  device {report.get('device_type', '-')}  os {report.get('os_version', '-')}"
-        f"  emulator {report.get('emulator', '-')}"))
+    lines.append(fields([("valid", ("yes", "$success") if valid else ("no", "$error")),
+                         ("device", str(report.get("device_type") or "-")),
+                         ("os", str(report.get("os_version") or "-")),
+                         ("emulator", yes_no(report.get("emulator")))]))
     if report.get("error_message"):
         lines.append(Content.from_markup("[$error]$e[/]", e=str(report["error_message"])))
     shape = [report.get(f"in_dim_{i}") for i in range(4)]
-    lines.append(Content(f"input {tuple(s for s in shape if s is not None)}  "
-                         f"output {find_key(report, 'output_shapes') or find_key(report, 'out_shape') or '-'}"))
+    output = find_key(report, "output_shapes") or find_key(report, "out_shape")
+    lines.append(fields([("input", shape_text([s for s in shape if s is not None])),
+                         ("output", shape_text(output))]))
     conversion = report.get("conversion")
     if isinstance(conversion, dict):
-        keys = ("converter", "converter_version", "seconds", "max_abs_diff", "tflite_bytes", "layout")
-        lines.append(Content("conversion  " + "  ".join(f"{k}={conversion[k]}" for k in keys if k in conversion)))
+        lines.append(line(("conversion  ", "bold"), fields(conversion_fields(conversion))))
     stats = find_key(report, "stats")
     if isinstance(stats, dict):
-        lines.append(Content("latency ms  " + "  ".join(
-            f"{k[:-3]}={stats[k] / 1e6:.3f}" for k in STAT_NAMES if isinstance(stats.get(k), (int, float)))))
+        lines.append(line(("latency     ", "bold"), fields(
+            [(k[:-3], milliseconds(stats[k] / 1e6)) for k in STAT_NAMES if isinstance(stats.get(k), (int, float))])))
+    conditions = report.get("conditions")
+    if isinstance(conditions, dict):
+        throttled = conditions.get("throttled")
+        lines.append(line(("conditions  ", "bold"), fields(
+            [("throttled", ("yes", "$error") if throttled else yes_no(throttled)),
+             ("source", str(conditions.get("source") or "-"))])))
     return Content("\n").join(lines)
 
 
@@ -117,6 +153,9 @@ class ModelDetailScreen(Screen):
                     yield Static(f"latency of {len(samples_ms)} timed runs, in order", classes="detail-label")
                     yield Sparkline(samples_ms, classes="latency-sparkline")
                     yield Static(Content("\n").join(list(histogram(samples_ms))), classes="detail-block histogram")
+                if (report.get("benchmark") or {}).get("ops"):
+                    yield Static("where the time goes: top ops of the profiled pass", classes="detail-label")
+                    yield OpBars.from_report(report, classes="detail-block")
         yield Footer()
 
     def on_mount(self) -> None:

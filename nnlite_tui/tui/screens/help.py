@@ -17,6 +17,7 @@ KEYS = (
     ("t", "stop after the models in flight finish"),
     ("q", "quit (asks first while a model is in flight; the run stays resumable)"),
     ("enter", "model detail: report, shapes, conversion, latency histogram"),
+    ("g", "results: latency vs parameters, failures by stage, medians per device"),
     ("/", "filter models by name"),
     ("f", "cycle the status filter"),
     ("o", "cycle the sort order (queue, status, name, latency, attempts)"),

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Iterable
 
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer
+from textual.widgets import Footer
 
 from nnlite_tui.core.events import (DeviceState, Event, ModelLog, ModelStatus, RunStarted, StageFinished,
                                     StageStarted)
@@ -19,6 +18,7 @@ from nnlite_tui.tui.widgets.devices import DevicesPane
 from nnlite_tui.tui.widgets.events_pane import EventsPane
 from nnlite_tui.tui.widgets.log_pane import LogPane
 from nnlite_tui.tui.widgets.model_queue import ModelQueue
+from nnlite_tui.tui.widgets.queue_table import QueueTable
 from nnlite_tui.tui.widgets.run_header import RunHeader
 
 
@@ -45,11 +45,11 @@ class MainScreen(Screen):
         """Update the panes touched by `events`, which the view has already folded in."""
         models: set[str] = set()
         devices: set[str] = set()
-        lines: dict[str, list[str]] = defaultdict(list)
+        lines = self.view.take_fresh_lines()  # log lines the view kept (library noise filtered)
         notable = restart = False
         for event in events:
             if isinstance(event, ModelLog):
-                lines[event.model].append(event.line)
+                continue
             elif isinstance(event, (ModelStatus, StageStarted, StageFinished)):
                 models.add(event.model)
                 notable |= isinstance(event, ModelStatus) and event.status == "failed"
@@ -77,15 +77,16 @@ class MainScreen(Screen):
             self.query_one(ModelQueue).rebuild()
             self.query_one(DevicesPane).update_devices(set(self.view.devices))
             self.query_one(EventsPane).refresh_events()
+            self.view.take_fresh_lines()
             self.query_one(LogPane).sync()
             self.query_one(RunHeader).update_from_view()
 
     def selected_model(self) -> str | None:
         return self.query_one(ModelQueue).selected()
 
-    @on(DataTable.RowSelected, "#queue-table")
-    def _row_selected(self, event: DataTable.RowSelected) -> None:
-        self.app.action_detail(event.row_key.value)
+    @on(QueueTable.Selected)
+    def _row_selected(self, event: QueueTable.Selected) -> None:
+        self.app.action_detail(event.model)
 
     @on(ModelPicked)
     def _picked(self, message: ModelPicked) -> None:

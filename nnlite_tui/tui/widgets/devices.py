@@ -43,6 +43,7 @@ class DeviceCard(Static):
         self.state = state
         self.border_title = state.serial
         self._height = -1
+        self._plain = ""
 
     def show(self, state: DeviceState, now: float) -> None:
         self.state = state
@@ -50,8 +51,15 @@ class DeviceCard(Static):
         self.set_class(state.state in ("lost", "offline"), "-trouble")
         content = card_content(state, now)
         height = content.plain.count("\n")
-        self.update(content, layout=height != self._height)  # a layout pass re-renders the whole screen
-        self._height = height
+        if height < self._height:
+            # A card only grows: busy/idle every model would otherwise change its height, and a
+            # layout pass re-renders the whole screen.
+            content = content + "\n" * (self._height - height)
+        if content.plain == self._plain:
+            return  # busy/idle round trips often come back to the same card
+        self._plain = content.plain
+        self.update(content, layout=height > self._height)
+        self._height = max(height, self._height)
 
 
 class DevicesPane(VerticalScroll):
@@ -74,7 +82,9 @@ class DevicesPane(VerticalScroll):
                 card = self.cards[serial] = DeviceCard(state, classes="device-card")
                 self.mount(card)
             card.show(state, now)
-        self.border_title = f"Devices {len(self.cards)}"
+        title = f"Devices {len(self.cards)}"
+        if title != self.border_title:  # setting it repaints the whole pane
+            self.border_title = title
 
     def tick(self) -> None:
         """Boot timers advance every second even when the monitor is quiet."""

@@ -10,8 +10,10 @@ from textual.content import Content
 from textual.widgets import Static
 
 from nnlite_tui.core.events import DeviceState, Event, ModelStatus, Recovery, RunControl, RunFinished, RunStarted
+from nnlite_tui.tui.formatting import shorten
 from nnlite_tui.tui.state import RunView
 
+TARGET_WIDTH = 20  # a long target (a device path) keeps its start and its end
 SHOWN = 100  # newest events on screen; the whole history is in events.jsonl (nnlite status)
 SEVERITY_STYLE = {"info": "$text-muted", "warning": "$warning", "error": "$error"}
 
@@ -31,15 +33,17 @@ def severity(event: Event) -> str:
 
 
 def describe(event: Event, now: float) -> str:
-    """The text of one notable event."""
+    """The text of one notable event, on one line (the pane cuts it to its width)."""
     if isinstance(event, Recovery):
-        text = f"{event.action} {event.target}"
+        text = f"{event.action} {shorten(event.target, TARGET_WIDTH)}"
         if event.countdown_s is not None:
             left = event.countdown_s - (now - event.ts)
             text += f"  {left:.0f}s left" if left > 0 else "  done"
-        return f"{text}  {event.detail}".rstrip()
+        detail = " ".join(event.detail.split())  # multi-line details (tracebacks, paths) on one line
+        return f"{text}  {detail}".rstrip()
     if isinstance(event, ModelStatus):
-        return f"failed {event.model} (try {event.attempt}): {event.error or ''}".rstrip(": ")
+        error = " ".join((event.error or "").split())
+        return f"failed {event.model} (try {event.attempt}): {error}".rstrip(": ")
     if isinstance(event, DeviceState):
         return f"device {event.serial} {event.state} {event.detail}".rstrip()
     if isinstance(event, RunControl):
@@ -63,7 +67,8 @@ class EventsPane(Vertical):
         super().__init__(**kwargs)
         self.view = view
         self.body = Static(id="events-body")
-        self._lines: dict[int, tuple[Event, Content]] = {}
+        self._lines: dict[tuple[int, int], tuple[Event, Content]] = {}
+        self._plain: str | None = None
 
     def compose(self):
         yield self.body
@@ -73,19 +78,28 @@ class EventsPane(Vertical):
         self.set_interval(1.0, self.tick)
         self.refresh_events()
 
-    def line(self, event: Event, now: float) -> Content:
-        """One event's line; cached unless it has a countdown to run down."""
-        key = id(event)
+    def line(self, event: Event, now: float, width: int) -> Content:
+        """One event's line, cut to the pane's width; cached unless it has a countdown to run down.
+        The full text is in events.jsonl and the model's log."""
+        key = (id(event), width)
         cached = self._lines.get(key)
         if cached is not None and cached[0] is event:
             return cached[1]
         style = SEVERITY_STYLE.get(severity(event), "$foreground")
-        line = Content.assemble((clock_time(event.ts), "dim"), " ", (describe(event, now), style))
+        stamp = clock_time(event.ts) + " "
+        text = describe(event, now)
+        room = max(8, width - len(stamp))
+        if len(text) > room:
+            text = text[:room - 1] + "…"
+        line = Content.assemble((stamp, "dim"), (text, style))
         if not (isinstance(event, Recovery) and event.countdown_s):
             self._lines[key] = (event, line)
             if len(self._lines) > 4 * SHOWN:
                 self._lines.clear()  # events fell out of view.notable; cheap to rebuild the visible ones
         return line
+
+    def on_resize(self) -> None:
+        self.refresh_events()
 
     def tick(self) -> None:
         """Cool-down countdowns run down between events."""
@@ -96,8 +110,13 @@ class EventsPane(Vertical):
 
     def refresh_events(self) -> None:
         now = self.view.clock()
-        lines = [self.line(event, now) for event in itertools.islice(self.view.notable, SHOWN)]
+        width = self.body.size.width or 60
+        lines = [self.line(event, now, width) for event in itertools.islice(self.view.notable, SHOWN)]
         errors = sum(1 for e in self.view.notable if severity(e) == "error")
-        self.border_title = f"Events {len(self.view.notable)}" + (f"  errors {errors}" if errors else "")
+        title = f"Events {len(self.view.notable)}" + (f"  errors {errors}" if errors else "")
+        if title != self.border_title:
+            self.border_title = title
         content = Content("\n").join(lines) if lines else Content.styled("no events yet", "dim")
-        self.body.update(content, layout=False)
+        if content.plain != self._plain:
+            self._plain = content.plain
+            self.body.update(content, layout=False)

@@ -1,25 +1,95 @@
 """Log pane: the conversion and benchmark log of one model, bounded.
 
 It follows the model in flight until the operator picks another in the queue (Escape follows again).
+
+A line-API view of a bounded buffer whose virtual height is fixed at the buffer's bound, newest
+line at the bottom: appending a line repaints the pane but never changes its size or scroll
+position, so a busy log costs no layout pass (a layout pass re-renders the whole screen; Textual's
+Log widget grows its virtual size, hence a layout, on every write). The operator can still scroll
+back through the lines kept.
 """
 
 from __future__ import annotations
 
-from textual.widgets import Log
+import re
+from collections import deque
+from typing import Iterable
+
+from rich.segment import Segment
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from nnlite_tui.tui.state import LOG_LINES_PER_MODEL, RunView
 
+MAX_WIDTH = 500  # characters of a line kept (the model's log file has them whole)
+CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
 
-class LogPane(Log):
+
+def clean(line: str) -> str:
+    """One printable line: tabs expanded, terminal escapes and control characters dropped."""
+    return CONTROL.sub("", line.expandtabs(4))[:MAX_WIDTH]
+
+
+class LogPane(ScrollView, can_focus=True):
+    """No scrollbar (the fixed virtual height would misstate how much there is): the wheel and the
+    keys scroll, and the subtitle says how far back the view is."""
+
+    DEFAULT_CSS = """
+    LogPane { overflow-x: hidden; overflow-y: hidden; }
+    """
+    BINDINGS = [
+        Binding("up", "scroll_lines(-1)", "Up", show=False),
+        Binding("down", "scroll_lines(1)", "Down", show=False),
+        Binding("pageup", "scroll_lines(-10)", "Page up", show=False),
+        Binding("pagedown", "scroll_lines(10)", "Page down", show=False),
+        Binding("home", "scroll_lines(-1000)", "Oldest", show=False),
+        Binding("end", "scroll_lines(1000)", "Newest", show=False),
+    ]
+
     def __init__(self, view: RunView, **kwargs) -> None:
-        super().__init__(max_lines=LOG_LINES_PER_MODEL, highlight=False, **kwargs)
+        super().__init__(**kwargs)
         self.view = view
         self.picked: str | None = None  # None: follow the model in flight
         self.shown: str | None = None
+        self.lines: deque[str] = deque(maxlen=LOG_LINES_PER_MODEL)
+        self._width = 0
 
     def on_mount(self) -> None:
         self.update_title()
+        self.virtual_size = Size(MAX_WIDTH, LOG_LINES_PER_MODEL)
+        self.call_after_refresh(self._to_end)
 
+    def _to_end(self) -> None:
+        self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
+
+    @property
+    def line_count(self) -> int:
+        return len(self.lines)
+
+    def action_scroll_lines(self, lines: int) -> None:
+        self.scroll_y = self.validate_scroll_y(self.scroll_y + lines)
+        self.update_title()
+
+    def _on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        event.stop()
+        self.action_scroll_lines(3)
+
+    def _on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        event.stop()
+        self.action_scroll_lines(-3)
+
+    def validate_scroll_y(self, value: float) -> float:
+        """Not above the oldest line kept (the fixed virtual height leaves blank rows there)."""
+        top = max(0, LOG_LINES_PER_MODEL - max(len(self.lines), self.scrollable_content_region.height))
+        return max(top, min(value, self.max_scroll_y))
+
+    def validate_scroll_target_y(self, value: float) -> float:
+        return round(self.validate_scroll_y(value))
+
+    # --- content ---
     @property
     def target(self) -> str | None:
         return self.picked or self.view.followed()
@@ -28,19 +98,50 @@ class LogPane(Log):
         self.picked = model
         self.sync()
 
+    def clear(self) -> None:
+        self.lines.clear()
+        self.refresh()
+
+    def write_lines(self, lines: Iterable[str]) -> None:
+        added = [clean(line) for line in lines]
+        self.lines.extend(added)
+        if self.scroll_y < self.max_scroll_y - 0.5:  # scrolled back: the lines on screen stay there
+            self.scroll_y = self.validate_scroll_y(self.scroll_y - len(added))
+            self.update_title()
+        self.refresh()
+
     def sync(self, new_lines: dict[str, list[str]] | None = None) -> None:
         """Show the target model's log; append only new lines when the target did not change."""
         target = self.target
         if target != self.shown:
-            self.clear()
+            self.lines.clear()
             self.shown = target
             if target is not None:
-                self.write_lines(self.view.log_lines(target))
+                self.lines.extend(clean(line) for line in self.view.log_lines(target))
+            self._to_end()
+            self.refresh()
             self.update_title()
         elif target is not None and new_lines and target in new_lines:
             self.write_lines(new_lines[target])
 
     def update_title(self) -> None:
         how = "picked, Esc follows in-flight" if self.picked else "following in-flight"
-        self.border_title = f"Log: {self.shown or '-'}"
-        self.border_subtitle = how
+        back = round(self.max_scroll_y - self.scroll_y) if self.is_mounted else 0
+        title, subtitle = f"Log: {self.shown or '-'}", (f"{back} newer lines below  " if back > 0 else "") + how
+        if (title, subtitle) != (self.border_title, self.border_subtitle):
+            self.border_title, self.border_subtitle = title, subtitle
+
+    # --- drawing ---
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        height = self.scrollable_content_region.height
+        count = len(self.lines)
+        if count <= height:  # all fits: top-aligned, as a terminal fills
+            index = y
+        else:  # newest at the bottom of the fixed virtual height
+            index = count - (LOG_LINES_PER_MODEL - (round(self.scroll_y) + y))
+        style = self.rich_style
+        if not 0 <= index < count:
+            return Strip.blank(width, style)
+        scroll_x = round(self.scroll_x)
+        return Strip([Segment(self.lines[index], style)]).crop_extend(scroll_x, scroll_x + width, style)

@@ -1,25 +1,24 @@
 """Model queue pane: every model with status, attempts, device, median latency and error summary.
 
 Filter by status (select or `f`) and by name (`/`), sort (`o`); counts by status in the title.
-Rows are updated in place; a change of membership or order rebuilds the table, debounced.
+The table is virtual (queue_table.py): a status change repaints one visible line; a change of
+membership or order re-filters and re-sorts the names (milliseconds for 10,000), debounced.
 """
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Input, Select
-from textual.widgets.data_table import RowDoesNotExist
+from textual.widgets import Input, Select
 
 from nnlite_tui.core.events import STATUSES
-from nnlite_tui.tui.messages import ModelPicked
 from nnlite_tui.tui.state import ModelRow, RunView
 from nnlite_tui.tui.themes import theme_colour
+from nnlite_tui.tui.widgets.queue_table import QueueTable
 
-# Status -> theme variable; resolved against the current theme when a cell is drawn.
+# Status -> theme variable; resolved against the current theme when a line is drawn.
 STATUS_VARIABLE = {"queued": "text-muted", "converting": "accent", "converted": "secondary",
                    "benchmarking": "primary", "done": "success", "failed": "error", "skipped": "warning"}
 SORTS = {
@@ -29,50 +28,8 @@ SORTS = {
     "latency": lambda r: (r.median_ms is None, r.median_ms or 0.0),
     "attempts": lambda r: (-r.attempt, r.order),
 }
-COLUMNS = (("model", "Model", 26), ("status", "Status", 12), ("attempt", "Try", 3),
-           ("device", "Device", 13), ("median", "Median ms", 9), ("error", "Error", None))
-
-
-class QueueTable(DataTable):
-    """Reports cursor moves made by the operator (not by rebuilds) as ModelPicked."""
-
-    BINDINGS = [Binding("escape", "follow", "Follow in-flight", show=False)]
-
-    def _picked(self) -> None:
-        if self.row_count:
-            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
-            self.post_message(ModelPicked(key.value))
-
-    def action_cursor_up(self) -> None:
-        super().action_cursor_up()
-        self._picked()
-
-    def action_cursor_down(self) -> None:
-        super().action_cursor_down()
-        self._picked()
-
-    def action_page_up(self) -> None:
-        super().action_page_up()
-        self._picked()
-
-    def action_page_down(self) -> None:
-        super().action_page_down()
-        self._picked()
-
-    def action_scroll_top(self) -> None:
-        super().action_scroll_top()
-        self._picked()
-
-    def action_scroll_bottom(self) -> None:
-        super().action_scroll_bottom()
-        self._picked()
-
-    async def _on_click(self, event) -> None:
-        await super()._on_click(event)
-        self._picked()
-
-    def action_follow(self) -> None:
-        self.post_message(ModelPicked(None))
+REBUILD_SECONDS = 0.3  # status changes that move rows (filtered or sorted view) are gathered this long
+MODEL_WIDTH = (10, 40)  # the model column fits the longest name within these bounds
 
 
 class ModelQueue(Vertical):
@@ -90,30 +47,30 @@ class ModelQueue(Vertical):
         self.name_filter = ""
         self.sort = "queue"
         self._rebuild_pending = False
+        self._colours: dict[str, str] = {}
+        self._widths = (0, 0)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="queue-filters"):
             yield Input(placeholder="filter by name  ( / )", id="name-filter")
             yield Select([(s, s) for s in STATUSES], prompt="any status", id="status-filter",
                          compact=True)
-        yield QueueTable(id="queue-table", cursor_type="row", zebra_stripes=True)
+        yield QueueTable(self.view.models.__getitem__, self.status_colour, id="queue-table")
 
     def on_mount(self) -> None:
-        table = self.query_one(QueueTable)
-        for key, label, width in COLUMNS:
-            table.add_column(label, key=key, width=width)
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.rebuild())
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._theme_changed())
         self.rebuild()
 
-    def on_resize(self) -> None:
-        """The error column takes the width the others leave, so the table never scrolls sideways."""
-        table = self.table
-        fixed = sum(width + 2 * table.cell_padding for _, _, width in COLUMNS if width)
-        column = next((c for c in table.columns.values() if c.key.value == "error"), None)
-        if column is not None:
-            column.auto_width = False
-            column.width = max(10, table.scrollable_content_region.width - fixed - 2 * table.cell_padding - 1)
-            table.refresh(layout=True)
+    def _theme_changed(self) -> None:
+        self._colours.clear()
+        self.table.refresh()
+
+    def status_colour(self, status: str) -> str:
+        colour = self._colours.get(status)
+        if colour is None:
+            variable = STATUS_VARIABLE.get(status, "foreground")
+            colour = self._colours[status] = theme_colour(self.app.theme_variables, variable)
+        return colour
 
     @property
     def table(self) -> QueueTable:
@@ -125,70 +82,64 @@ class ModelQueue(Vertical):
             return False
         return self.name_filter.lower() in row.name.lower()
 
-    def cells(self, row: ModelRow) -> tuple:
-        colour = theme_colour(self.app.theme_variables, STATUS_VARIABLE.get(row.status, "foreground"))
-        error = (row.error or "").splitlines()[0] if row.error else ""
-        return (row.name, Text(row.status, style=colour, end=""), str(row.attempt or ""), row.device or "",
-                "" if row.median_ms is None else f"{row.median_ms:.3f}", error)
-
     def update_title(self) -> None:
         counts = self.view.counts()
         parts = [f"{s} {counts[s]}" for s in STATUSES if counts[s]]
         shown = self.table.row_count
         filters = " ".join(x for x in (self.status_filter or "", self.name_filter and f"'{self.name_filter}'") if x)
-        self.border_title = (f"Models {shown}/{len(self.view.models)}  sort: {self.sort}"
-                             + (f"  filter: {filters}" if filters else ""))
-        self.border_subtitle = "  ".join(parts)
+        title = f"Models {shown}/{len(self.view.models)}  sort: {self.sort}" + (f"  filter: {filters}" if filters else "")
+        subtitle = "  ".join(parts)
+        if (title, subtitle) != (self.border_title, self.border_subtitle):  # a border repaint costs the pane
+            self.border_title, self.border_subtitle = title, subtitle
+
+    def _fit_columns(self, rows: list[ModelRow] | None = None) -> None:
+        """Model and device columns as wide as their longest entry (serials are never cut)."""
+        low, high = MODEL_WIDTH
+        model, device = self._widths
+        for row in rows if rows is not None else self.view.models.values():
+            model = max(model, len(row.name))
+            device = max(device, len(row.device or ""))
+        device = max([device, *map(len, self.view.devices)])
+        if (model, device) != self._widths:
+            self._widths = (model, device)
+            self.table.set_widths(max(low, min(high, model)), device)
 
     def rebuild(self) -> None:
         self._rebuild_pending = False
+        self._fit_columns()
+        key = SORTS[self.sort]
+        rows = [r for r in self.view.models.values() if self.matches(r)]
+        if self.sort != "queue":
+            rows.sort(key=key)
         table = self.table
-        keep = None
-        if table.row_count:
-            keep = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        rows = sorted((r for r in self.view.models.values() if self.matches(r)), key=SORTS[self.sort])
-        with self.app.batch_update():
-            table.clear()
-            for row in rows:
-                table.add_row(*self.cells(row), key=row.name)
-            if keep is not None and keep in self.view.models:
-                self.move_cursor_to(keep)
+        table.set_rows([r.name for r in rows], keep=table.selected())
         self.update_title()
 
     def schedule_rebuild(self) -> None:
         if not self._rebuild_pending:
             self._rebuild_pending = True
-            # A rebuild costs ~40 ms per 1000 rows: big queues are re-filtered/re-sorted less often.
-            self.set_timer(max(0.3, len(self.view.models) / 1000), self.rebuild)
+            self.set_timer(REBUILD_SECONDS, self.rebuild)
 
     def update_models(self, names: set[str]) -> None:
-        """Refresh the rows of `names` in place; rebuild when a row enters or leaves the filter."""
+        """Repaint the visible rows of `names`; re-filter/re-sort when a row may move."""
         table = self.table
-        for name in names:
-            row = self.view.models[name]
-            try:
-                table.get_row_index(name)
-            except RowDoesNotExist:
-                if self.matches(row):
-                    self.schedule_rebuild()
-                continue
-            if not self.matches(row) or self.sort != "queue":
-                self.schedule_rebuild()
-            for (key, _, _), value in zip(COLUMNS, self.cells(row)):
-                table.update_cell(name, key, value)
+        moved = self.sort not in ("queue", "name")
+        rows = [self.view.models[name] for name in names]
+        self._fit_columns(rows)
+        if not moved and (self.status_filter or self.name_filter):
+            moved = any((row.name in table.index) != self.matches(row) for row in rows)
+        if moved:
+            self.schedule_rebuild()
+        table.refresh_models(names)
         self.update_title()
 
     def move_cursor_to(self, name: str) -> None:
-        try:
-            self.table.move_cursor(row=self.table.get_row_index(name))
-        except RowDoesNotExist:
-            pass  # the model is filtered out; the cursor stays where it was
+        i = self.table.index.get(name)
+        if i is not None:  # else the model is filtered out; the cursor stays where it was
+            self.table.move_cursor(i, pick=False)
 
     def selected(self) -> str | None:
-        table = self.table
-        if not table.row_count:
-            return None
-        return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return self.table.selected()
 
     # --- operator input ---
     @on(Input.Changed, "#name-filter")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
+from nnlite_tui.tui.formatting import line
 from nnlite_tui.tui.state import RunView
 
 BAR_WIDTH = 24
@@ -30,6 +31,7 @@ class RunHeader(Static):
         self.view = view
         self.mode = mode  # "local" | "attached"
         self._word = ""
+        self._text: tuple[str, str] | None = None
 
     def on_mount(self) -> None:
         self.update_from_view()
@@ -65,13 +67,16 @@ class RunHeader(Static):
         rate = view.throughput_per_hour()
         in_flight = ", ".join(view.in_flight()) or "-"
         source = f"attached to {view.run_dir}" if self.mode == "attached" else (view.run_dir or "")
-        line1 = Content.assemble(
+        line1 = line(
             ("nnlite", "bold"), "  ", (f" {word} ", "reverse bold"), f"  {bar} {percent}  ",
             (f"done {done}", "bold $success"), "  ", (f"failed {failed}", "bold $error"), "  ",
             (f"skipped {skipped}", "$warning"), f"  of {total}   ",
             f"{rate:.1f}" if rate is not None else "--", " models/h   ETA ", duration(view.eta_seconds()),
             "   elapsed ", duration(view.elapsed()),
         )
-        line2 = Content.assemble(("in flight: ", "dim"), in_flight, "   ", (source, "dim"))
-        # Two lines, always: no layout pass (a layout pass re-renders the whole screen).
-        self.update(Content("\n").join([line1, line2]), layout=False)
+        line2 = line(("in flight: ", "dim"), in_flight, "   ", (source, "dim"))
+        text = (line1.plain, line2.plain)
+        if text != self._text:  # the styles follow from the text: same text, nothing to repaint
+            self._text = text
+            # Two lines, always: no layout pass (a layout pass re-renders the whole screen).
+            self.update(Content("\n").join([line1, line2]), layout=False)

@@ -7,6 +7,7 @@ public final class Interpreter implements AutoCloseable {
   public void run(Object input, Object output) {}
   public void runForMultipleInputsOutputs(Object[] inputs, java.util.Map<Integer, Object> outputs) {}
   public void allocateTensors() {}
+  public Long getLastNativeInferenceDurationNanoseconds() { return null; }
   public int getInputTensorCount() { return 0; } public int getOutputTensorCount() { return 0; }
   public Tensor getInputTensor(int i) { return null; } public Tensor getOutputTensor(int i) { return null; }
   @Override public void close() {}

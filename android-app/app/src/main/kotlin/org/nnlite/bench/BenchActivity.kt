@@ -1,7 +1,10 @@
 package org.nnlite.bench
 
 import android.app.Activity
+import android.app.KeyguardManager
+import android.content.Context
 import android.content.Intent
+import android.os.Build
 import android.os.Bundle
 import android.os.PowerManager
 import android.os.Process
@@ -10,6 +13,7 @@ import android.view.WindowManager
 import android.widget.TextView
 import org.nnlite.bench.core.BenchRunner
 import org.nnlite.bench.core.Report
+import org.nnlite.bench.core.SustainedPerformance
 import java.util.concurrent.atomic.AtomicBoolean
 
 /**
@@ -20,16 +24,49 @@ import java.util.concurrent.atomic.AtomicBoolean
  */
 class BenchActivity : Activity() {
     private lateinit var status: TextView
+    private lateinit var sustained: SustainedPerformance
+
+    @Volatile
+    private var resumed = false
 
     override fun onCreate(savedInstanceState: Bundle?) {
         super.onCreate(savedInstanceState)
         window.addFlags(WindowManager.LayoutParams.FLAG_KEEP_SCREEN_ON)
+        showOverKeyguard()
+        sustained = AndroidProbe.requestSustainedPerformance(this)
+        // The app-specific external directory (where reports go by default) exists only once the
+        // app has asked for it; on API 30+ the app could not create it itself.
+        getExternalFilesDir(null)
         status = TextView(this).apply {
             setPadding(48, 48, 48, 48)
             text = "NNLite Bench ${Report.APP_VERSION}"
         }
         setContentView(status)
         start(intent)
+    }
+
+    override fun onResume() {
+        super.onResume()
+        resumed = true
+    }
+
+    override fun onPause() {
+        resumed = false
+        super.onPause()
+    }
+
+    /** A locked or dark screen would leave the app in the background, throttled by the platform. */
+    private fun showOverKeyguard() {
+        if (Build.VERSION.SDK_INT >= Build.VERSION_CODES.O_MR1) {
+            setShowWhenLocked(true)
+            setTurnScreenOn(true)
+        } else {
+            @Suppress("DEPRECATION")
+            window.addFlags(WindowManager.LayoutParams.FLAG_SHOW_WHEN_LOCKED or WindowManager.LayoutParams.FLAG_TURN_SCREEN_ON)
+        }
+        if (Build.VERSION.SDK_INT >= Build.VERSION_CODES.O) {
+            (getSystemService(Context.KEYGUARD_SERVICE) as KeyguardManager).requestDismissKeyguard(this, null)
+        }
     }
 
     override fun onNewIntent(intent: Intent) {
@@ -53,7 +90,10 @@ class BenchActivity : Activity() {
         Thread({
             Process.setThreadPriority(Process.THREAD_PRIORITY_FOREGROUND)
             val line = try {
-                val result = BenchRunner(LiteRtEngine(), ::deviceInfo, LogcatLog).execute(extras)
+                val result = BenchRunner(
+                    LiteRtEngine(), ::deviceInfo, LogcatLog,
+                    probe = AndroidProbe(this, { resumed }, sustained),
+                ).execute(extras)
                 when {
                     result.written -> "report ${result.reportPath} valid=${result.report?.get("valid")}"
                     result.reportPath == null -> "no report: report_path missing (see logcat -s $TAG)"

@@ -2,6 +2,7 @@ package org.nnlite.bench
 
 import android.os.Build
 import org.nnlite.bench.core.Backend
+import org.nnlite.bench.core.Delegation
 import org.nnlite.bench.core.Engine
 import org.nnlite.bench.core.InputFill
 import org.nnlite.bench.core.TensorInfo
@@ -11,6 +12,7 @@ import org.tensorflow.lite.gpu.CompatibilityList
 import org.tensorflow.lite.gpu.GpuDelegate
 import org.tensorflow.lite.nnapi.NnApiDelegate
 import java.io.File
+import java.io.IOException
 import java.nio.ByteBuffer
 
 /** Thrown when a requested delegate cannot be created on this device; the core falls back. */
@@ -32,9 +34,14 @@ class LiteRtEngine : Engine {
     private var inputArray: Array<Any> = emptyArray() // the same buffers, typed for runForMultipleInputsOutputs
     private var outputBuffers: Map<Int, ByteBuffer> = emptyMap()
     private var singleOutput: ByteBuffer? = null
+    private var backend: Backend = Backend.XNNPACK
+    private var attemptStartMs = 0L // this attempt's tflite lines are those logged from here on
 
     override fun load(modelPath: String, backend: Backend, threads: Int) {
         release()
+        this.backend = backend
+        // Only a clock read here: load() is inside the timed init region, logcat is read afterwards.
+        attemptStartMs = System.currentTimeMillis()
         val options = Interpreter.Options().setNumThreads(threads)
         when (backend) {
             Backend.CPU -> options.setUseXNNPACK(false)
@@ -110,6 +117,27 @@ class LiteRtEngine : Engine {
         }
     }
 
+    override fun lastNativeNs(): Long? = interpreter?.lastNativeInferenceDurationNanoseconds
+
+    /**
+     * The `tflite` lines this attempt logged. logd receives a line asynchronously, so a delegate's
+     * line may lag its call by a moment: read again briefly before concluding that none came.
+     */
+    override fun delegation(): Delegation {
+        var parsed = Delegation.parse(emptyList())
+        for (attempt in 0 until 4) {
+            val lines = try {
+                TfliteLog.since(attemptStartMs)
+            } catch (e: IOException) {
+                return Delegation.unreadable("logcat", "${e::class.java.name}: ${e.message}")
+            }
+            parsed = Delegation.parse(lines)
+            if (parsed.applied.isNotEmpty() || backend == Backend.CPU) break
+            Thread.sleep(50)
+        }
+        return parsed
+    }
+
     override fun runtimeFallback(): Pair<Backend, String>? {
         val errno = nnapi?.nnapiErrno ?: return null
         if (errno == 0) return null
@@ -119,7 +147,7 @@ class LiteRtEngine : Engine {
     override fun release() {
         interpreter?.close()
         interpreter = null
-        (delegate as? AutoCloseable)?.close()
+        delegate?.close()
         delegate = null
         nnapi = null
         inputBuffers = emptyArray()

@@ -27,6 +27,8 @@ data class BenchSettings(
     val threads: Int = 1,
     val backend: Backend = Backend.XNNPACK,
     val seed: Long = 0,
+    val requireFullDelegation: Boolean = false,
+    val warmupSeconds: Double = 0.5,
 )
 
 /** A parsed, valid intent. */
@@ -45,9 +47,10 @@ object BenchArgs {
     const val RUN_ID = "run_id"
 
     private val INT_KEYS = listOf("warmup", "runs", "max_runs", "threads")
-    private val FLOAT_KEYS = listOf("min_seconds", "max_seconds")
+    private val FLOAT_KEYS = listOf("min_seconds", "max_seconds", "warmup_seconds")
+    private val BOOL_KEYS = listOf("require_full_delegation")
     private val STRING_KEYS = listOf(MODEL_PATH, REPORT_PATH, RUN_ID, "backend")
-    val KNOWN_KEYS: Set<String> = (STRING_KEYS + INT_KEYS + FLOAT_KEYS + "seed").toSet()
+    val KNOWN_KEYS: Set<String> = (STRING_KEYS + INT_KEYS + FLOAT_KEYS + BOOL_KEYS + "seed").toSet()
 
     /**
      * Parse intent extras (what `am start --es/--ei/--el/--ef` put in the Bundle). Numbers may
@@ -83,6 +86,17 @@ object BenchArgs {
             return parsed
         }
 
+        fun bool(key: String, default: Boolean): Boolean? {
+            if (!extras.containsKey(key)) return default
+            val parsed = when (val v = extras[key]) {
+                is Boolean -> v // `--ez key true`
+                is String -> when (v.trim().lowercase()) { "true" -> true; "false" -> false; else -> null }
+                else -> null
+            }
+            if (parsed == null) errors += "$key must be true or false, got ${describe(extras[key])}"
+            return parsed
+        }
+
         val modelPath = str(MODEL_PATH, required = true)
         val reportPath = str(REPORT_PATH, required = true)
         val runId = str(RUN_ID, required = true)
@@ -93,23 +107,27 @@ object BenchArgs {
             }
         }
         val warmup = long("warmup", d.warmup.toLong())
+        val warmupSeconds = double("warmup_seconds", d.warmupSeconds)
         val runs = long("runs", d.runs.toLong())
         val minSeconds = double("min_seconds", d.minSeconds)
         val maxRuns = long("max_runs", d.maxRuns.toLong())
         val maxSeconds = double("max_seconds", d.maxSeconds)
         val threads = long("threads", d.threads.toLong())
         val seed = long("seed", d.seed)
+        val requireFull = bool("require_full_delegation", d.requireFullDelegation)
 
         values[MODEL_PATH] = modelPath
         values[RUN_ID] = runId
         values["backend"] = backendName
         values["warmup"] = warmup
+        values["warmup_seconds"] = warmupSeconds
         values["runs"] = runs
         values["min_seconds"] = minSeconds
         values["max_runs"] = maxRuns
         values["max_seconds"] = maxSeconds
         values["threads"] = threads
         values["seed"] = seed
+        values["require_full_delegation"] = requireFull
 
         for (key in extras.keys.sorted()) {
             // Extras the platform itself may add are not ours to judge; any other stray key is
@@ -127,6 +145,7 @@ object BenchArgs {
         minSeconds?.let { check(it >= 0, "min_seconds must be >= 0, got $it") }
         maxSeconds?.let { check(it > 0, "max_seconds must be > 0, got $it") }
         seed?.let { check(it >= 0, "seed must be >= 0, got $it") }
+        warmupSeconds?.let { check(it >= 0, "warmup_seconds must be >= 0, got $it") }
 
         if (errors.isNotEmpty()) throw ArgsException(errors.joinToString("; "), reportPath, values)
         return BenchRequest(
@@ -134,9 +153,9 @@ object BenchArgs {
             reportPath = reportPath!!,
             runId = runId!!,
             settings = BenchSettings(
-                warmup = warmup!!.toInt(), runs = runs!!.toInt(), minSeconds = minSeconds!!,
+                warmup = warmup!!.toInt(), warmupSeconds = warmupSeconds!!, runs = runs!!.toInt(), minSeconds = minSeconds!!,
                 maxRuns = maxRuns!!.toInt(), maxSeconds = maxSeconds!!, threads = threads!!.toInt(),
-                backend = backend!!, seed = seed!!,
+                backend = backend!!, seed = seed!!, requireFullDelegation = requireFull!!,
             ),
         )
     }
@@ -148,6 +167,7 @@ object BenchArgs {
     }
 
     private fun asLong(v: Any?): Long? = when (v) {
+        is Boolean -> null
         is Int, is Long, is Short, is Byte -> (v as Number).toLong()
         is Float, is Double -> asDouble(v)?.let { d -> if (d == Math.rint(d) && Math.abs(d) < 9.0e15) d.toLong() else null }
         is String -> v.trim().toLongOrNull()

@@ -21,6 +21,7 @@ class BenchRunner(
     private val clock: NanoClock = NanoClock { System.nanoTime() },
     private val wallMs: () -> Long = { System.currentTimeMillis() },
     private val fileExists: (String) -> Boolean = { java.io.File(it).isFile },
+    private val probe: DeviceProbe? = null,
 ) {
     fun execute(extras: Map<String, Any?>): RunResult {
         val startedAt = wallMs()
@@ -39,7 +40,7 @@ class BenchRunner(
         val outcome = BackendOutcome(request.settings.backend, null)
         val report = guarded(request.reportPath, request) {
             try {
-                val measured = Benchmark.run(request.modelPath, request.settings, engine, clock, outcome, fileExists)
+                val measured = Benchmark.run(request.modelPath, request.settings, engine, clock, outcome, probe, fileExists)
                 Report.valid(request, outcome, measured, envelope(startedAt))
             } catch (e: StageException) {
                 log.error("ERROR stage=${e.stage} type=${e.errorType} message=${e.message}", e.cause)
@@ -67,8 +68,10 @@ class BenchRunner(
                 "run_id" to request?.runId, "model_path" to request?.modelPath,
                 "backend_requested" to request?.settings?.backend?.wire, "backend_used" to null,
                 "threads" to request?.settings?.threads, "warmup" to request?.settings?.warmup,
+                "warmup_seconds" to request?.settings?.warmupSeconds,
                 "runs" to request?.settings?.runs, "min_seconds" to request?.settings?.minSeconds,
                 "seed" to request?.settings?.seed,
+                "require_full_delegation" to request?.settings?.requireFullDelegation,
                 "fallback_reason" to null, "started_at_ms" to wallMs(), "finished_at_ms" to wallMs(),
                 "device" to device().toMap(),
             )

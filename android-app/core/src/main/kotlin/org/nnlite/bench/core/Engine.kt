@@ -51,4 +51,13 @@ interface Engine {
      * (for example NNAPI execution errors), as (backend that actually ran, reason); else null.
      */
     fun runtimeFallback(): Pair<Backend, String>? = null
+
+    /**
+     * The interpreter's own duration of the last [invoke], without the Java API's buffer copies
+     * (Interpreter.getLastNativeInferenceDurationNanoseconds); null where the runtime has none.
+     */
+    fun lastNativeNs(): Long? = null
+
+    /** What the backend's delegate took of the graph, for the attempt that was just loaded and allocated. */
+    fun delegation(): Delegation = Delegation.unreadable("none", "this engine cannot tell")
 }

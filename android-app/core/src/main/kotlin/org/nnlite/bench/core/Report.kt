@@ -30,9 +30,21 @@ data class DeviceInfo(
  * Measured keys are present only when valid; a failure carries error_stage/type/message.
  */
 object Report {
-    const val PROTOCOL_VERSION = 1
-    const val APP_VERSION = "0.1.0"
+    const val PROTOCOL_VERSION = 2
+    const val APP_VERSION = "0.2.0"
     val STAGES = listOf("args", "load", "allocate", "invoke", "internal")
+    val SETTINGS_KEYS = listOf("threads", "warmup", "warmup_seconds", "runs", "min_seconds", "seed", "require_full_delegation")
+
+    /** What the wall clock surrounds on the device (PROTOCOL.md, "Timing"). */
+    const val WALL_CLOCK = "Interpreter.run"
+    const val NATIVE_CLOCK = "Interpreter.getLastNativeInferenceDurationNanoseconds"
+
+    /** Which timing `stats` (and so a report's median `duration`) is of, and what each clock covers. */
+    fun timing(hasNative: Boolean): Map<String, Any?> = linkedMapOf(
+        "stats_of" to "wall",
+        "wall_clock" to WALL_CLOCK,
+        "native_clock" to if (hasNative) NATIVE_CLOCK else null,
+    )
 
     class Envelope(val device: DeviceInfo, val startedAtMs: Long, val finishedAtMs: Long, val simulated: Boolean = false)
 
@@ -47,6 +59,14 @@ object Report {
         r["input_shapes"] = m.inputs.map { it.shape }
         r["input_dtypes"] = m.inputs.map { it.dtype }
         r["output_shapes"] = m.outputs.map { it.shape }
+        r["timing"] = timing(m.nativeSamplesNs != null)
+        r["native_stats"] = m.nativeSummary?.toMap()
+        r["native_samples_ns"] = m.nativeSamplesNs?.asList()
+        r["warmup_runs"] = m.warmupRuns
+        r["warmup_mean_ns"] = m.warmupMeanNs
+        r["delegation"] = m.delegation?.toMap()
+        r["memory"] = m.memory
+        r["conditions"] = m.conditions
         return tail(r, outcome.fallbackReason, env)
     }
 
@@ -64,7 +84,7 @@ object Report {
         r["model_path"] = v[BenchArgs.MODEL_PATH]
         r["backend_requested"] = v["backend"]
         r["backend_used"] = null
-        for (key in listOf("threads", "warmup", "runs", "min_seconds", "seed")) r[key] = v[key]
+        for (key in SETTINGS_KEYS) r[key] = v[key]
         return tail(r, null, env)
     }
 
@@ -87,9 +107,11 @@ object Report {
         "backend_used" to used,
         "threads" to s.threads,
         "warmup" to s.warmup,
+        "warmup_seconds" to s.warmupSeconds,
         "runs" to s.runs,
         "min_seconds" to s.minSeconds,
         "seed" to s.seed,
+        "require_full_delegation" to s.requireFullDelegation,
     )
 
     private fun tail(r: LinkedHashMap<String, Any?>, fallbackReason: String?, env: Envelope): Map<String, Any?> {

@@ -35,8 +35,8 @@ class BenchRunnerTest {
         assertFalse(File(dir, "reports/r1.json.tmp").exists())
         val r = readReport()
         assertEquals(true, r["valid"])
-        assertEquals(1L, r["protocol_version"])
-        assertEquals("0.1.0", r["app_version"])
+        assertEquals(2L, r["protocol_version"])
+        assertEquals("0.2.0", r["app_version"])
         assertEquals(false, r["simulated"])
         assertEquals("r1", r["run_id"])
         assertEquals("xnnpack", r["backend_used"])
@@ -55,8 +55,10 @@ class BenchRunnerTest {
             "valid", "error_stage", "error_type", "error_message", "run_id", "model_path", "backend_requested",
             "backend_used", "threads", "warmup", "runs", "min_seconds", "seed", "init_ns", "first_inference_ns",
             "stats", "samples_ns", "timed_seconds", "input_shapes", "input_dtypes", "output_shapes",
+            "warmup_seconds", "require_full_delegation", "timing", "native_stats", "native_samples_ns", "warmup_runs",
+            "warmup_mean_ns", "delegation", "memory",
         )
-        val app = setOf("protocol_version", "app_version", "simulated", "started_at_ms", "finished_at_ms", "fallback_reason", "device")
+        val app = setOf("protocol_version", "app_version", "simulated", "started_at_ms", "finished_at_ms", "fallback_reason", "device", "conditions")
         assertEquals(python + app, readReport().keys)
     }
 

@@ -15,7 +15,7 @@ class BenchmarkTest {
     @Test
     fun `runs is enough once min_seconds of timed work is reached`() {
         val engine = FakeEngine(clock, invokeNs = 2_000_000)
-        val m = run(engine, BenchSettings(warmup = 3, runs = 10, minSeconds = 0.0))
+        val m = run(engine, BenchSettings(warmup = 3, runs = 10, minSeconds = 0.0, warmupSeconds = 0.0))
         assertEquals(10, m.samplesNs.size)
         assertEquals(1 + 3 + 10, engine.invokes) // first + warm-up + timed
         assertTrue(m.samplesNs.all { it == 2_000_000L }, "untimed work leaked into a sample")
@@ -32,7 +32,7 @@ class BenchmarkTest {
 
     @Test
     fun `max_runs caps the loop`() {
-        val m = run(FakeEngine(clock, invokeNs = 1_000), BenchSettings(runs = 5, minSeconds = 10.0, maxRuns = 7))
+        val m = run(FakeEngine(clock, invokeNs = 1_000), BenchSettings(runs = 5, minSeconds = 10.0, maxRuns = 7, warmupSeconds = 0.0))
         assertEquals(7, m.samplesNs.size)
     }
 
@@ -44,14 +44,14 @@ class BenchmarkTest {
 
     @Test
     fun `the loop grows past its initial buffer`() {
-        val m = run(FakeEngine(clock, invokeNs = 1), BenchSettings(runs = 3000, minSeconds = 0.0, maxRuns = 5000))
+        val m = run(FakeEngine(clock, invokeNs = 1), BenchSettings(runs = 3000, minSeconds = 0.0, maxRuns = 5000, warmupSeconds = 0.0))
         assertEquals(3000, m.samplesNs.size)
     }
 
     @Test
     fun `samples are recorded in order and summarised`() {
         val engine = FakeEngine(clock, invokeScript = ArrayDeque(listOf(9L, 1L, 2L, 3L, 4L)))
-        val m = run(engine, BenchSettings(warmup = 0, runs = 4, minSeconds = 0.0))
+        val m = run(engine, BenchSettings(warmup = 0, runs = 4, minSeconds = 0.0, warmupSeconds = 0.0))
         assertEquals(9L, m.firstInferenceNs)
         assertEquals(listOf(1L, 2L, 3L, 4L), m.samplesNs.asList())
         assertEquals(2.5, m.summary.medianNs)

@@ -1,0 +1,3 @@
+// Signature stub (public API of Android 36 / LiteRT 1.4) for the type check in test-core.sh; never packaged.
+package android.content;
+public class IntentFilter { public IntentFilter(String action) {} }

@@ -1,0 +1,84 @@
+"""`nnlite predict SOURCE... --from RUN_DIR`: latency predicted from per-op profiles, without a benchmark.
+
+The table comes from the ops blocks of the reports in one or more run directories (`nnlite run
+--profile-ops`); each model is converted (or taken from the conversion cache) and predicted from its
+graph alone. When a report for the model exists in a --from run, the measured median and the error
+are printed beside the prediction.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+
+from nnlite_tui.commands.options import ExitCode, convert_options, convert_options_from, discover_or_exit, \
+    source_options
+
+
+@click.command(epilog="Exit codes: 0 predicted, 2 usage error (no usable profile), 5 no model found.")
+@source_options
+@convert_options
+@click.option("--from", "from_dirs", multiple=True, required=True, type=click.Path(file_okay=False, exists=True),
+              help="Run directory whose reports carry ops blocks (repeatable).")
+@click.option("--device", help="Only profiles measured on this device serial (e.g. host).")
+@click.option("--precision", default="fp32", show_default=True,
+              help="Only profiles of models converted at this precision; the sources are converted at it too.")
+@click.option("--kernels", type=click.Choice(["xnnpack", "builtin"]), default="xnnpack", show_default=True,
+              help="Kernel set whose per-op profiles to use.")
+@click.option("--out", type=click.Path(file_okay=False), help="Keep the converted files here (default: a temp dir).")
+def predict(from_dirs: tuple[str, ...], device: str | None, precision: str, kernels: str, out: str | None,
+            **kw) -> None:
+    """Predict each model's latency from profiled runs (table hits, else a FLOPs/bytes fit per op type)."""
+    from dataclasses import fields, replace
+
+    from nnlite_tui.core.convert import Converter, ConvertOptions
+    from nnlite_tui.core.predict.table import TableError, load_table, precision_of
+    from nnlite_tui.core.report import load_reports
+    from nnlite_tui.core.tflite_graph import GraphError, read_graph
+
+    options = convert_options_from(kw)
+    if "precision" in {f.name for f in fields(ConvertOptions)}:
+        options = replace(options, precision=precision)
+    elif precision != "fp32":
+        raise click.UsageError(f"--precision {precision}: this converter makes fp32 models only")
+    reports = [r for d in from_dirs for r in load_reports(Path(d))
+               if precision_of(r) == precision and (device is None or (r.get("device") or {}).get("serial") == device)]
+    try:
+        table = load_table([Path(d) for d in from_dirs], kernel_mode=kernels, device=device, reports=reports)
+    except TableError as exc:
+        raise click.UsageError(f"{exc} at precision {precision}") from None
+    measured = {r.get("model_name"): r.get("duration") for r in reports if r.get("valid")}
+    specs = discover_or_exit(kw)
+    if not specs:
+        click.echo("No models found in " + ", ".join(kw["sources"]), err=True)
+        sys.exit(ExitCode.NOTHING)
+    with tempfile.TemporaryDirectory(prefix="nnlite-predict-") as tmp:
+        out_dir = Path(out or tmp)
+        (out_dir / "logs").mkdir(parents=True, exist_ok=True)
+        converter = Converter(options, log_dir=out_dir / "logs", n_workers=options.worker_count(len(specs)))
+        try:
+            results = converter.convert_many(specs, out_dir, out_dir / "logs")
+        finally:
+            converter.close()
+        click.echo(f"table: {len(table.exact)} op configurations from {table.models} profiled model(s), "
+                   f"{len(table.fits)} fit groups ({kernels} kernels, {precision})")
+        click.echo(f"{'model':<40}{'pred ms':>10}{'table':>8}{'fit':>7}{'meas ms':>10}{'error':>9}")
+        for result in results:
+            name = result.get("model")
+            if not result.get("ok"):
+                click.echo(f"{name:<40}  not converted: {result.get('stage')}: {result.get('error_message')}")
+                continue
+            try:
+                pred = table.predict(read_graph(result["tflite_path"]))
+            except GraphError as exc:
+                click.echo(f"{name:<40}  {exc}")
+                continue
+            ms = pred.total_us / 1e3
+            hit = pred.share("table")
+            meas = measured.get(name)
+            meas_ms = f"{meas / 1e6:10.3f}" if meas else f"{'-':>10}"
+            err = f"{(ms - meas / 1e6) / (meas / 1e6):+9.1%}" if meas else f"{'-':>9}"
+            click.echo(f"{name:<40}{ms:10.3f}{hit:8.0%}{1 - hit:7.0%}{meas_ms}{err}")

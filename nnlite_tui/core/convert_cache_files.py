@@ -1,0 +1,66 @@
+"""The conversion cache's files: names, the Entry record, and the writes that are whole or absent
+(layout and rules: convert_cache.py)."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import secrets
+import shutil
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+META, TFLITE, TMP = "meta.json", "model.tflite", "tmp"
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+@dataclass(frozen=True)
+class Entry:
+    key: str
+    path: Path  # the entry directory (a legacy entry: its .json or .tflite file)
+    bytes: int
+    last_used: float  # epoch seconds
+    ok: bool  # holds a .tflite
+    shared: bool  # the .tflite has other hard links (a run directory's copy)
+    legacy: bool = False
+
+
+def place_file(src: Path, dest: Path) -> None:
+    """Put src at dest (a hard link when possible), replacing dest atomically."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    # A unique temporary name: a .tmp left by a killed run must not stand in the way (or be src).
+    tmp = dest.with_name(f"{dest.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp.unlink(missing_ok=True)
+    try:
+        os.link(src, tmp)
+    except OSError as exc:
+        if exc.errno in DISK_FULL:
+            raise
+        shutil.copyfile(src, tmp)  # another filesystem, or links not allowed
+    os.replace(tmp, dest)
+
+
+def write_json_durable(path: Path, data: Any, tmp_dir: Path | None = None) -> None:
+    tmp_dir = tmp_dir or path.parent
+    tmp_dir.mkdir(parents=True, exist_ok=True)
+    # <name>.<pid>.<rand>: the form tmp/ cleaning reads the owner from
+    tmp = tmp_dir / f"{path.name.replace('.', '-')}.{os.getpid()}.{secrets.token_hex(4)}"
+    try:
+        with open(tmp, "w") as f:
+            f.write(json.dumps(data, indent=1, default=str))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

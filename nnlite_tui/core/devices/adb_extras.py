@@ -1,0 +1,106 @@
+"""The benchmark app's intent extras (android-app/PROTOCOL.md, "Extras"), built and checked on the
+host: every value is validated against the protocol's ranges before `am start`, so a bad setting
+is one clear error at once instead of an `args` report from the device (or an `am` that silently
+wraps a 64-bit number into a 32-bit extra).
+
+Protocol 2 adds `warmup_seconds` and `require_full_delegation`; an app that speaks protocol 1
+refuses unknown extras, so for it the host sends only the version-1 extras and says what the
+report will lack.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from nnlite_tui.core.bench import BACKENDS, BenchSettings
+from nnlite_tui.core.devices.base import DeviceError
+
+PROTOCOL_VERSION = 2
+SUPPORTED_PROTOCOLS = (1, 2)
+INT_MAX = 2**31 - 1  # --ei is a Java int
+LONG_MAX = 2**63 - 1  # --el
+FLOAT_MAX = 3.4028234663852886e38  # --ef is a Java float
+MAX_THREADS = 1024
+V2_EXTRAS = ("warmup_seconds", "require_full_delegation")
+# What a protocol-1 report lacks (the measured blocks protocol 2 added).
+V2_FIELDS = ("warmup_seconds", "require_full_delegation", "timing", "native_stats", "native_samples_ns",
+             "warmup_runs", "warmup_mean_ns", "delegation", "memory", "conditions")
+
+
+def settings_errors(s: BenchSettings) -> list[str]:
+    """Every value the app would refuse or `am` would mangle, in one list."""
+    errors: list[str] = []
+
+    def integer(name: str, value: Any, low: int, high: int) -> None:
+        if isinstance(value, bool) or not isinstance(value, int):
+            errors.append(f"{name} must be an integer, got {value!r}")
+        elif not low <= value <= high:
+            errors.append(f"{name} must be in {low}..{high}, got {value}")
+
+    def number(name: str, value: Any, low: float, strict: bool = False) -> None:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            errors.append(f"{name} must be a finite number, got {value!r}")
+        elif value < low or (strict and value == low) or abs(value) > FLOAT_MAX:
+            errors.append(f"{name} must be {'>' if strict else '>='} {low:g} and fit a 32-bit float, got {value!r}")
+
+    integer("warmup", s.warmup, 0, INT_MAX)
+    integer("runs", s.runs, 1, INT_MAX)
+    integer("max_runs", s.max_runs, 1, INT_MAX)
+    integer("threads", s.threads, 1, MAX_THREADS)
+    integer("seed", s.seed, 0, LONG_MAX)
+    number("min_seconds", s.min_seconds, 0.0)
+    number("max_seconds", s.max_seconds, 0.0, strict=True)
+    number("warmup_seconds", s.warmup_seconds, 0.0)
+    if isinstance(s.runs, int) and isinstance(s.max_runs, int) and s.max_runs < s.runs:
+        errors.append(f"max_runs {s.max_runs} below runs {s.runs}")
+    if s.backend not in BACKENDS:
+        errors.append(f"backend {s.backend!r} is not one of {', '.join(BACKENDS)}")
+    if not isinstance(s.require_full_delegation, bool):
+        errors.append(f"require_full_delegation must be true or false, got {s.require_full_delegation!r}")
+    return errors
+
+
+def check_settings(s: BenchSettings, serial: str) -> None:
+    errors = settings_errors(s)
+    if errors:
+        raise DeviceError(f"{serial}: benchmark settings outside the app protocol's ranges: {'; '.join(errors)}",
+                          kind="settings", transient=False)
+
+
+def _float(value: float) -> str:
+    return repr(float(value))
+
+
+def launch_extras(model: str, report: str, launch_id: str, s: BenchSettings, protocol: int = PROTOCOL_VERSION) -> list[str]:
+    """The `am start` extras for an app speaking `protocol` (settings already checked)."""
+    seed_flag = "--ei" if s.seed <= INT_MAX else "--el"
+    extras = ["--es", "model_path", model, "--es", "report_path", report, "--es", "run_id", launch_id,
+              "--ei", "warmup", str(s.warmup), "--ei", "runs", str(s.runs), "--ef", "min_seconds", _float(s.min_seconds),
+              "--ei", "max_runs", str(s.max_runs), "--ef", "max_seconds", _float(s.max_seconds),
+              "--ei", "threads", str(s.threads), "--es", "backend", s.backend, seed_flag, "seed", str(s.seed)]
+    if protocol >= 2:
+        extras += ["--ef", "warmup_seconds", _float(s.warmup_seconds),
+                   "--ez", "require_full_delegation", "true" if s.require_full_delegation else "false"]
+    return extras
+
+
+def refuses_v2_extras(result: dict[str, Any]) -> bool:
+    """A protocol-1 app's answer to the version-2 extras: an `args` report naming them as unknown."""
+    message = result.get("error_message") or ""
+    return (result.get("protocol_version") == 1 and result.get("error_stage") == "args"
+            and any(f"unknown extra '{k}'" in message for k in V2_EXTRAS))
+
+
+def check_v1_can_run(s: BenchSettings, serial: str) -> None:
+    if s.require_full_delegation:
+        raise DeviceError(f"{serial}: the installed benchmark app speaks protocol 1, which cannot require full "
+                          "delegation; install the current APK (android-app/README.md)", kind="install",
+                          transient=False)
+
+
+def mark_protocol(result: dict[str, Any]) -> dict[str, Any]:
+    """A protocol-1 report is read as it is; the result says which protocol-2 fields it lacks."""
+    version = result.get("protocol_version")
+    result["protocol_missing_fields"] = [k for k in V2_FIELDS if k not in result] if version == 1 else []
+    return result

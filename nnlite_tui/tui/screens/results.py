@@ -1,0 +1,109 @@
+"""Results screen: latency vs parameter count (a log-log scatter drawn with cells), failures by
+stage, and the median latency per device; it follows the run while it is open.
+
+Everything comes from the console's RunView; parameter counts are read once per finished model
+from its report, in a thread worker, a bounded number per refresh.
+"""
+
+from __future__ import annotations
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from nnlite_tui.tui.formatting import line, milliseconds, sig3
+from nnlite_tui.tui.results import ParamCache, device_figures, failures_by_stage, scatter
+from nnlite_tui.tui.state import RunView
+
+REFRESH_SECONDS = 1.0
+READS_PER_REFRESH = 200  # reports read per refresh: a 10,000-model run fills in over a minute
+BAR_WIDTH = 30
+
+
+def count_text(value: float) -> str:
+    for unit, size in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if value >= size:
+            return f"{sig3(value / size)}{unit}"
+    return f"{value:.0f}"
+
+
+class ResultsScreen(Screen):
+    BINDINGS = [Binding("escape,q,g", "app.pop_screen", "Back")]
+
+    def __init__(self, view: RunView, cache: ParamCache) -> None:
+        super().__init__()
+        self.view = view
+        self.cache = cache  # kept by the app: reopening the screen does not read the reports again
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="results"):
+            yield Static(id="results-plot", classes="pane")
+            with Vertical(id="results-side"):
+                yield Static(id="results-failures", classes="pane")
+                yield Static(id="results-devices", classes="pane")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#results-plot").border_title = "Latency vs parameters (log-log)"
+        self.query_one("#results-failures").border_title = "Failures by stage"
+        self.query_one("#results-devices").border_title = "Median latency per device"
+        self.refresh_results()
+        self.set_interval(REFRESH_SECONDS, self.refresh_results)
+
+    def refresh_results(self) -> None:
+        rows = list(self.view.models.values())
+        missing = self.cache.missing(rows)
+        if missing:
+            self._read_params(missing[:READS_PER_REFRESH])
+        self.query_one("#results-plot", Static).update(self.plot_content(rows, len(missing)))
+        self.query_one("#results-failures", Static).update(self.failures_content(rows))
+        self.query_one("#results-devices", Static).update(self.devices_content(rows))
+
+    @work(thread=True, exclusive=True, group="results-params", exit_on_error=False)
+    def _read_params(self, names: list[str]) -> None:
+        self.cache.fill(self.view.run_dir, names)
+
+    def plot_content(self, rows, unread: int) -> Content:
+        plot = self.query_one("#results-plot")
+        width = max(20, plot.content_region.width - 10)
+        height = max(5, plot.content_region.height - 4)
+        points = self.cache.points(rows)
+        grid, (x0, x1, y0, y1) = scatter(points, width, height)
+        lines = []
+        for i, row in enumerate(grid):
+            label = milliseconds(y1) if i == 0 else milliseconds(y0) if i == height - 1 else ""
+            lines.append(line((f"{label:>9}│", "dim"), (row, "$primary")))
+        lines.append(Content.styled(" " * 9 + "└" + "─" * width, "dim"))
+        if points:
+            left, right = count_text(x0), count_text(x1)
+            lines.append(Content.styled(" " * 10 + left + " " * max(1, width - len(left) - len(right)) + right, "dim"))
+        done = sum(1 for r in rows if r.status == "done")
+        note = f"{len(points)} of {done} done models plotted"
+        if unread:
+            note += f"; reading {unread} reports"
+        lines.append(Content.styled(note + "   · 1  • 2-3  ● 4-7  █ 8+ models per cell", "dim"))
+        return Content("\n").join(lines)
+
+    def failures_content(self, rows) -> Content:
+        stages = failures_by_stage(rows)
+        if not stages:
+            return Content.styled("no failures", "dim")
+        peak = max(count for _, count in stages)
+        return Content("\n").join(
+            line(f"{stage:<10} ", ("█" * max(1, round(BAR_WIDTH * count / peak)) + " ", "$error"), str(count))
+            for stage, count in stages)
+
+    def devices_content(self, rows) -> Content:
+        figures = device_figures(rows)
+        if not figures:
+            return Content.styled("no model done yet", "dim")
+        width = max(len(f.device) for f in figures)
+        head = Content.styled(f"{'device':<{width}}  {'done':>6}  {'median':>10}  {'fastest':>10}  {'slowest':>10}",
+                              "bold")
+        return Content("\n").join([head, *(
+            Content(f"{f.device:<{width}}  {f.done:>6}  {milliseconds(f.median_ms):>10}  "
+                    f"{milliseconds(f.fastest_ms):>10}  {milliseconds(f.slowest_ms):>10}") for f in figures)])

@@ -1,0 +1,247 @@
+"""QueueTable: the model queue as a virtual table (Textual's Line API).
+
+It holds only the ordered list of model names that pass the filter; a line is drawn from the
+RunView when it is on screen, so 10,000 models cost what the ~40 visible rows cost. A status
+change repaints its one line if it is visible, nothing otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from nnlite_tui.core.events import STATUSES
+from nnlite_tui.tui.formatting import sig3
+from nnlite_tui.tui.messages import ModelPicked
+from nnlite_tui.tui.state import ModelRow
+
+HEADER = 1  # lines above the first row
+GAP = 2  # blanks between columns, written at the end of the left cell (see formatting.py)
+MIN_ERROR = 10
+
+
+class Column:
+    def __init__(self, key: str, label: str, width: int, right: bool = False):
+        self.key, self.label, self.width, self.right = key, label, width, right
+
+
+def model_cells(row: ModelRow) -> tuple[str, str, str, str, str, str]:
+    """The plain text of a row's cells: model, status, try, device, median, error."""
+    error = (row.error or "").splitlines()[0] if row.error else " ".join(f"[{flag}]" for flag in row.flags)
+    return (row.name, row.status, str(row.attempt or ""), row.device or "",
+            "" if row.median_ms is None else sig3(row.median_ms), error)
+
+
+def fit(text: str, width: int, right: bool = False) -> str:
+    if len(text) > width:
+        return text[:max(0, width - 1)] + "…" if width > 0 else ""
+    return text.rjust(width) if right else text.ljust(width)
+
+
+class QueueTable(ScrollView, can_focus=True):
+    """Rows come from `lookup(name)`; ModelQueue sets `names` (filtered, sorted) and the widths."""
+
+    BINDINGS = [
+        Binding("up", "cursor_up", "Up", show=False),
+        Binding("down", "cursor_down", "Down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("home", "scroll_top", "First", show=False),
+        Binding("end", "scroll_bottom", "Last", show=False),
+        Binding("enter", "select", "Detail", show=False),
+        Binding("escape", "follow", "Follow in-flight", show=False),
+    ]
+    COMPONENT_CLASSES = {"queue--header", "queue--cursor", "queue--even-row"}
+    DEFAULT_CSS = """
+    QueueTable {
+        overflow-x: hidden;  /* the error column takes what the others leave */
+        background: $surface;
+        color: $foreground;
+        & > .queue--header { text-style: bold; background: $panel; color: $foreground; }
+        & > .queue--even-row { background: $surface-lighten-1 50%; }
+        & > .queue--cursor {
+            background: $block-cursor-blurred-background;
+            color: $block-cursor-blurred-foreground;
+            text-style: $block-cursor-blurred-text-style;
+        }
+        &:focus > .queue--cursor {
+            background: $block-cursor-background;
+            color: $block-cursor-foreground;
+            text-style: $block-cursor-text-style;
+        }
+        &:dark > .queue--even-row { background: $surface-darken-1 40%; }
+    }
+    """
+
+    class Selected(Message):
+        """Enter (or a click on the row under the cursor): open the model's detail."""
+
+        def __init__(self, model: str) -> None:
+            super().__init__()
+            self.model = model
+
+    def __init__(self, lookup: Callable[[str], ModelRow], colour: Callable[[str], str], **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.lookup = lookup
+        self.colour = colour  # status -> colour
+        self.names: list[str] = []
+        self.index: dict[str, int] = {}
+        self.cursor = 0
+        self.columns = [Column("model", "Model", 10), Column("status", "Status", max(map(len, STATUSES))),
+                        Column("attempt", "Try", 3, right=True), Column("device", "Device", 6),
+                        Column("median", "Median ms", 9, right=True), Column("error", "Error", MIN_ERROR)]
+
+    # --- data ---
+    def set_rows(self, names: Sequence[str], keep: str | None = None) -> None:
+        self.names = list(names)
+        self.index = {name: i for i, name in enumerate(self.names)}
+        if keep is not None and keep in self.index:
+            self.cursor = self.index[keep]
+        self.cursor = max(0, min(self.cursor, len(self.names) - 1))
+        self._size_virtual()
+        self.scroll_to_cursor()
+        self.refresh()
+
+    def set_widths(self, model: int, device: int) -> None:
+        """Widths of the model and device columns (the longest name/serial); error takes the rest."""
+        changed = (model, device) != (self.columns[0].width, self.columns[3].width)
+        self.columns[0].width, self.columns[3].width = model, max(6, device)
+        if changed:
+            self._size_virtual()
+            self.refresh()
+
+    def _size_virtual(self) -> None:
+        width = self.scrollable_content_region.width or 80
+        fixed = 1 + sum(c.width + GAP for c in self.columns[:-1])
+        self.columns[-1].width = max(MIN_ERROR, width - fixed)
+        self.virtual_size = Size(fixed + self.columns[-1].width, len(self.names) + HEADER)
+
+    def on_resize(self) -> None:
+        self._size_virtual()
+        self.refresh()
+
+    def refresh_models(self, names: Sequence[str]) -> None:
+        """Repaint the lines of `names` that are on screen."""
+        top = round(self.scroll_y)
+        rows = self.visible_rows
+        for name in names:
+            i = self.index.get(name)
+            if i is not None and top <= i < top + rows:
+                self.refresh_line(i - top + HEADER)
+
+    @property
+    def row_count(self) -> int:
+        return len(self.names)
+
+    @property
+    def visible_rows(self) -> int:
+        return max(1, self.scrollable_content_region.height - HEADER)
+
+    def get_row_at(self, i: int) -> tuple[str, ...]:
+        return model_cells(self.lookup(self.names[i]))
+
+    def selected(self) -> str | None:
+        return self.names[self.cursor] if self.names else None
+
+    # --- drawing ---
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        scroll_x = round(self.scroll_x)
+        if y < HEADER:
+            style = self.get_component_rich_style("queue--header")
+            cells = [(c.label, Style()) for c in self.columns]
+            return self._strip(cells, style, scroll_x, width)
+        i = round(self.scroll_y) + y - HEADER
+        if i >= len(self.names):
+            return Strip.blank(width, self.rich_style)
+        row = self.lookup(self.names[i])
+        if i == self.cursor:
+            base = self.get_component_rich_style("queue--cursor")
+            status_style = Style()
+        else:
+            base = self.rich_style
+            if i % 2:
+                base = base + self.get_component_rich_style("queue--even-row")
+            status_style = Style(color=self.colour(row.status))
+        cells = [(text, status_style if c.key == "status" else Style())
+                 for c, text in zip(self.columns, model_cells(row))]
+        return self._strip(cells, base, scroll_x, width)
+
+    def _strip(self, cells: list[tuple[str, Style]], base: Style, scroll_x: int, width: int) -> Strip:
+        segments = [(" ", base)]  # a margin inside the pane's border
+        last = len(self.columns) - 1
+        for n, (column, (text, style)) in enumerate(zip(self.columns, cells)):
+            cell = fit(text, column.width, column.right)
+            if column.right:
+                # right-aligned: the leading blanks go to the end of the previous cell
+                padded = cell.lstrip(" ")
+                prev_text, prev_style = segments[-1]
+                segments[-1] = (prev_text + cell[:len(cell) - len(padded)], prev_style)
+                cell = padded
+            segments.append((cell + ("" if n == last else " " * GAP), base + style))
+        strip = Strip([Segment(t, s) for t, s in segments if t])
+        return strip.crop_extend(scroll_x, scroll_x + width, base)
+
+    # --- cursor ---
+    def move_cursor(self, row: int, pick: bool = True) -> None:
+        if not self.names:
+            return
+        old, self.cursor = self.cursor, max(0, min(row, len(self.names) - 1))
+        top = round(self.scroll_y)
+        for i in (old, self.cursor):
+            if top <= i < top + self.visible_rows:
+                self.refresh_line(i - top + HEADER)
+        self.scroll_to_cursor()
+        if pick:
+            self.post_message(ModelPicked(self.names[self.cursor]))
+
+    def scroll_to_cursor(self) -> None:
+        top, rows = round(self.scroll_y), self.visible_rows
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + rows:
+            self.scroll_to(y=self.cursor - rows + 1, animate=False, immediate=True)
+
+    def action_cursor_up(self) -> None:
+        self.move_cursor(self.cursor - 1)
+
+    def action_cursor_down(self) -> None:
+        self.move_cursor(self.cursor + 1)
+
+    def action_page_up(self) -> None:
+        self.move_cursor(self.cursor - self.visible_rows)
+
+    def action_page_down(self) -> None:
+        self.move_cursor(self.cursor + self.visible_rows)
+
+    def action_scroll_top(self) -> None:
+        self.move_cursor(0)
+
+    def action_scroll_bottom(self) -> None:
+        self.move_cursor(len(self.names) - 1)
+
+    def action_select(self) -> None:
+        if self.names:
+            self.post_message(self.Selected(self.names[self.cursor]))
+
+    def action_follow(self) -> None:
+        self.post_message(ModelPicked(None))
+
+    async def _on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or offset.y < HEADER:
+            return
+        i = round(self.scroll_y) + offset.y - HEADER
+        if i < len(self.names):
+            if i == self.cursor:
+                self.action_select()
+            else:
+                self.move_cursor(i)

@@ -1,0 +1,110 @@
+"""Per-op profiling through LiteRT's C API, the ops block, the benchmark's profiled pass, the predictor."""
+
+from __future__ import annotations
+
+import pytest
+
+from nnlite_tui.core import op_profile
+from nnlite_tui.core.bench import BenchSettings, benchmark_result
+from nnlite_tui.core.predict.ops_block import build_ops_block
+from nnlite_tui.core.predict.table import OpTable
+from nnlite_tui.core.tflite_graph import read_graph
+
+
+def test_graph_has_cost_parameters_and_work(small_cnn):
+    graph = read_graph(str(small_cnn))
+    convs = [op for op in graph.ops if op.type == "CONV_2D"]
+    assert [c.params["cout"] for c in convs] == [16, 32]
+    assert convs[0].params["kernel"] == "3x3" and convs[0].params["stride"] == "1x1"
+    assert convs[0].flops == 2 * 32 * 32 * 16 * 3 * 3 * 3
+    assert graph.flops > sum(c.flops for c in convs) - 1 and graph.bytes_moved > 0
+
+
+@pytest.mark.parametrize("mode,kind", [("xnnpack", "delegate_op"), ("builtin", "node")])
+def test_profile_reports_every_op(small_cnn, mode, kind):
+    profile = op_profile.profile_ops(str(small_cnn), kernel_mode=mode, runs=5, warmup=1)
+    assert 1 <= profile.runs_kept <= 5
+    assert profile.ops and all(op.kind == kind and len(op.samples_us) == profile.runs_kept for op in profile.ops)
+    assert profile.invoke_us > 0
+    block = build_ops_block(read_graph(str(small_cnn)), profile)
+    graph_types = [op.type for op in read_graph(str(small_cnn)).ops]
+    assert [row["type"] for row in block["ops"]] == graph_types
+    conv_rows = [row for row in block["ops"] if row["type"] == "CONV_2D"]
+    assert all(row["median_us"] > 0 and row["kernels"] for row in conv_rows)
+    if mode == "builtin":
+        assert conv_rows[0]["kernels"] == ["builtin"]
+    else:
+        assert conv_rows[0]["kernels"][0].startswith("Convolution")
+    assert 0 < block["ops_sum_us"] <= block["total_us"] * 1.05
+
+
+def test_missing_symbol_is_a_clear_error_not_a_crash(small_cnn, monkeypatch):
+    with pytest.raises(op_profile.ProfilerUnavailable, match="lacks LiteRtNoSuchProfilerCall"):
+        op_profile.load_library(required=op_profile.REQUIRED_SYMBOLS + ("LiteRtNoSuchProfilerCall",))
+    monkeypatch.setattr(op_profile, "REQUIRED_SYMBOLS", op_profile.REQUIRED_SYMBOLS + ("LiteRtNoSuchProfilerCall",))
+    result = benchmark_result(str(small_cnn), BenchSettings(runs=3, min_seconds=0, warmup=1, profile_ops="xnnpack"))
+    assert result["valid"] and result["stats"]["count"] >= 3
+    assert "LiteRtNoSuchProfilerCall" in result["ops"]["error"] and result["ops"]["ops"] == []
+
+
+def test_benchmark_profiled_pass_and_table_prediction(small_cnn):
+    result = benchmark_result(str(small_cnn), BenchSettings(runs=3, min_seconds=0, warmup=1, profile_ops="both",
+                                                            profile_runs=5))
+    assert result["ops"]["kernel_mode"] == "xnnpack" and result["ops_builtin"]["kernel_mode"] == "builtin"
+    table = OpTable(kernel_mode="xnnpack")
+    table.add_block(result["ops"])
+    table.finish()
+    prediction = table.predict(read_graph(str(small_cnn)))
+    assert prediction.share("table") == 1.0
+    assert prediction.total_us == pytest.approx(
+        sum(r["min_us"] for r in result["ops"]["ops"]))
+
+
+def test_unchecked_library_version_is_refused_with_its_name(monkeypatch):
+    monkeypatch.delenv("NNLITE_PROFILE_ANY_LITERT", raising=False)
+    monkeypatch.setattr(op_profile, "library_version", lambda: "9.9.0")
+    with pytest.raises(op_profile.ProfilerUnavailable, match="9.9.0 is not a version"):
+        op_profile.load_library()
+
+
+def test_steady_runs_drop_preempted_ones():
+    assert op_profile.steady_runs([100, 104, 900, 98, op_profile.MAX_EVENT_US + 1]) == [0, 1, 3]
+
+
+def test_alignment_charges_split_ops_and_leaves_fused_ones_empty():
+    from nnlite_tui.core.op_profile import ProfiledOp
+    from nnlite_tui.core.predict.ops_block import align
+    from nnlite_tui.core.tflite_graph import GraphOp
+
+    graph = [GraphOp(i, t, [], []) for i, t in enumerate(["CONV_2D", "PAD", "CONV_2D", "ADD", "CONV_2D", "MEAN"])]
+    xnn = [ProfiledOp(i, tag, "delegate_op") for i, tag in enumerate([
+        "Convolution (NHWC, F32) IGEMM", "Convolution (NHWC, F32) IGEMM", "Add (ND)", "Clamp (NC)",
+        "Fully Connected (NC, F32) GEMM", "Mean (ND) Reduce2"])]
+    # PAD was fused into the next convolution; Clamp (the ADD's fused ReLU) is charged to the ADD;
+    # a 1x1 convolution that XNNPACK ran as a GEMM still lands on its CONV_2D.
+    assert align(xnn, graph) == [0, 2, 3, 3, 4, 5]
+
+
+def test_a_crash_in_the_profiled_pass_keeps_the_timed_result(small_cnn, tmp_path, monkeypatch):
+    """The benchmark process really dies (SIGSEGV) inside the profiled pass, after the timed runs."""
+    import os
+    import sys
+
+    from nnlite_tui.core.devices.local import LocalDevice
+
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(
+        "import os, signal\n"
+        "import nnlite_tui.core.predict.profiled_pass as p\n"
+        "p.profiled_pass = lambda *a, **k: os.kill(os.getpid(), signal.SIGSEGV)\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(hooks), *sys.path]))
+    result = LocalDevice(timeout_s=120).benchmark(
+        str(small_cnn), BenchSettings(runs=3, min_seconds=0, warmup=1, profile_ops="xnnpack"), "r1")
+    assert result["valid"] and result["stats"]["count"] >= 3
+    assert "crashed" in result["ops"]["error"] and "SIGSEGV" in result["ops"]["error"]
+
+
+def test_steady_runs_hold_when_most_runs_were_preempted():
+    runs = [11525, 1012, 23429, 13160, 903, 25160, 17259, 4033, 33186, 13077, 12000]
+    assert op_profile.steady_runs(runs) == [1, 4]

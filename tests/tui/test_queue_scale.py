@@ -1,0 +1,43 @@
+"""The queue with 10,000 models: a virtual table that draws only the visible rows."""
+
+from nnlite_tui.core.events import ModelStatus, RunStarted
+from nnlite_tui.tui.widgets.model_queue import ModelQueue
+
+from .conftest import feed, frozen_app
+
+SIZE = (160, 48)
+COUNT = 10_000
+
+
+def screen_text(app) -> str:
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def test_ten_thousand_models_scroll_filter_and_sort(monkeypatch):
+    names = [f"lemur_{i:05d}" for i in range(COUNT)]
+    events = [RunStarted("runs/big", tuple(names), ("host", "emulator-32399"))]
+    events += [ModelStatus(name, "done", attempt=1, device="emulator-32399", median_ms=float(i % 97) + 0.5)
+               for i, name in enumerate(names[:6000])]
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await feed(app, pilot, *events)
+        queue = app.screen.query_one(ModelQueue)
+        table = queue.table
+        assert table.row_count == COUNT and queue.border_title.startswith(f"Models {COUNT}/{COUNT}")
+        assert table.virtual_size.height == COUNT + 1  # a header line, then one line per model
+        text = screen_text(app)
+        assert "emulator-32399" in text  # the device column fits the longest serial
+        assert "lemur_00000  done" in text and "lemur_00040" not in text  # only the visible rows are drawn
+        await pilot.press("end")
+        assert table.selected() == names[-1] and names[-1] in screen_text(app)
+        await pilot.press("pageup")
+        assert table.cursor == COUNT - 1 - table.visible_rows
+        await pilot.press("f", "f", "f", "f", "f")  # status filter: done
+        assert table.row_count == 6000 and app.view.models[table.selected()].status == "done"
+        await pilot.press("o", "o", "o")  # sort by latency, fastest first
+        first = [table.get_row_at(i) for i in range(3)]
+        assert [row[4] for row in first] == ["0.500", "0.500", "0.500"] and first[0][1] == "done"
+        # an update of a row off screen changes its data, not the screen; a visible one is repainted
+        await feed(app, pilot, ModelStatus(names[9999], "failed", attempt=2, error="convert: E: boom"))
+        assert app.view.models[names[9999]].status == "failed"
+        assert "failed 1" in queue.border_subtitle
