@@ -216,7 +216,12 @@ class Checker:
         self.rewritten: set[tuple[str, str]] = set()
 
     def checkpoint(self) -> None:
-        states = job_states(self.run_dir, self.models, self.serials)
+        from nnlite_tui.core.store import StoreError
+
+        try:
+            states = job_states(self.run_dir, self.models, self.serials)
+        except StoreError:  # the runner died before it made its store: nothing is terminal yet
+            return
         reports = report_identities(self.run_dir)
         for job, state in states.items():
             current = tuple(reports.get(job, []))
