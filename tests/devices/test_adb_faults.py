@@ -73,6 +73,36 @@ def test_connection_drop_mid_benchmark_then_reconnect(ready, tiny_tflite, adb_se
     assert device.benchmark(str(tiny_tflite), SMALL, "run")["valid"] is True
 
 
+def test_after_restart_a_link_fault_of_a_device_that_comes_back_stays_retryable(ready, tiny_tflite):
+    # Recovery reached its last level for this device (exhausted); then the device reboots under a
+    # benchmark. It comes back, so the fault is retried, not turned into a failure of every queued model.
+    sim, device = ready(device_kw={"reconnect_timeout_s": 20.0})
+    device.recover(2, RecordingReporter())
+    assert device.exhausted
+    rebooter = threading.Timer(0.3, sim.reboot)
+    rebooter.start()
+    with pytest.raises(DeviceError) as err:
+        device.benchmark(str(tiny_tflite), BenchSettings(warmup=1, runs=5, min_seconds=2.0, max_runs=100_000_000),
+                         "run")
+    rebooter.join()
+    assert err.value.kind in ("offline", "adb") and err.value.transient, err.value
+    assert "not retried" not in str(err.value)
+    assert device.benchmark(str(tiny_tflite), SMALL, "run")["valid"] is True
+    assert not device.exhausted
+
+
+def test_after_restart_a_device_that_stays_away_fails_its_models_without_more_waiting(ready, tiny_tflite):
+    sim, device = ready(device_kw={"reconnect_timeout_s": 1.0})
+    device.recover(2, RecordingReporter())
+    sim.stop()
+    for _ in range(2):
+        t0 = time.monotonic()
+        with pytest.raises(DeviceError) as err:
+            device.benchmark(str(tiny_tflite), SMALL, "run")
+        assert not err.value.transient and "not retried" in str(err.value)
+    assert time.monotonic() - t0 < 1.0  # the second model did not wait for the device again
+
+
 def test_prepare_waits_for_a_booting_device_with_phase_events(sim_device_factory, make_device):
     sim = sim_device_factory(boot_seconds=4.0, wait="offline")
     device = make_device(sim.serial)

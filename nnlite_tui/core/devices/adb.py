@@ -25,6 +25,7 @@ from nnlite_tui.core.events import DeviceState, Recovery, Reporter
 
 BOOT_TIMEOUT_S = 300.0
 RECONNECT_TIMEOUT_S = 60.0
+LINK_KINDS = ("offline", "adb")  # the device could not be reached, as opposed to its app failing
 FRESH_SERVER_S = 5.0
 
 
@@ -46,6 +47,7 @@ class AdbDevice:
         # benchmark. While set, faults are not retried: a device that still fails after reconnect and
         # restart is this device's problem, not a reason to climb to re-exec the whole run.
         self.exhausted = False
+        self._stayed_away = False  # _came_back() waited in vain: do not wait again until it answers
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.serial!r})"
@@ -102,19 +104,34 @@ class AdbDevice:
 
     def benchmark(self, tflite_path: str, settings: BenchSettings, run_id: str,
                   cancel: threading.Event | None = None) -> dict[str, Any]:
-        if self.app is None:  # prepare() failed earlier, or a recovery found the app gone
-            self.app = adb_app.ensure_app(self.link, self.apk, self.timeouts)
         try:
+            if self.app is None:  # prepare() failed earlier, or a recovery found the app gone
+                self.app = adb_app.ensure_app(self.link, self.apk, self.timeouts)
             result = adb_app.run_benchmark(self.link, tflite_path, settings, run_id, self.timeouts, cancel)
         except DeviceError as err:
             if err.kind == "launch":
                 self.app = None  # "Activity class does not exist": check and reinstall next time
-            if err.transient and self.exhausted:
+            if err.transient and self.exhausted and not (err.kind in LINK_KINDS and self._came_back()):
                 raise DeviceError(f"{err} [still failing after reconnect and restart: not retried]",
                                   kind=err.kind, transient=False) from err
             raise
-        self.exhausted = False
+        self.exhausted = self._stayed_away = False
         return result
+
+    def _came_back(self) -> bool:
+        """After a link fault on an exhausted device: is it reachable again? (Then the fault was the
+        link's, e.g. a reboot or a dropped cable, and a retry can succeed: without this, every model
+        queued for a device that is away for a second would fail at once, one after the other.)
+        Waits once, up to the reconnect timeout; a device that stayed away is then only probed."""
+        if self._stayed_away:
+            self._stayed_away = adb_boot.probe(self.link)[0] != "ready"
+            return not self._stayed_away
+        try:
+            self.wait_ready(None, self.reconnect_timeout_s)
+        except DeviceError:
+            self._stayed_away = True
+            return False
+        return True
 
     def recover(self, level: int, reporter: Reporter) -> bool:
         self.exhausted = level >= 2
