@@ -32,7 +32,7 @@ from nnlite_tui.core.control import Control, ControlChannel
 from nnlite_tui.core.convert import Converter
 from nnlite_tui.core.convert_step import Attempt, convert_step
 from nnlite_tui.core.devices.base import Device
-from nnlite_tui.core.events import Event, ModelStatus, MultiReporter, Recovery, Reporter, RunFinished, RunStarted
+from nnlite_tui.core.events import TERMINAL, Event, ModelStatus, MultiReporter, Recovery, Reporter, RunFinished, RunStarted
 from nnlite_tui.core.isolation import HostIsolation
 from nnlite_tui.core.outcomes import (Benchmarked, BenchJob, BenchResult, Cancelled, ConversionResult, Converted,
                                       Failed, Outcome, Retry, Skipped, StageError, combine_device_results,
@@ -212,6 +212,11 @@ class Pipeline:
         rec = self._record(name)
         per_device = dict(rec.get("devices") or {})
         previous = dict(per_device.get(key) or {})
+        if previous.get("status") in TERMINAL:
+            # Finished on this device before a kill: its report stands; the model may still need
+            # its other devices, or only the terminal transition the kill cut off.
+            self._device_result(name, key, previous)
+            return
         attempt = self._attempt(int(previous.get("attempts", 0)) + 1)
         per_device[key] = {**previous, "status": "benchmarking", "attempts": attempt.number, "device": device.serial}
         self.store.update(name, devices=per_device)
@@ -287,6 +292,8 @@ class Pipeline:
     def _set_status(self, name: str, status: str, error: StageError | None = None, **fields: Any) -> None:
         if error is not None:
             fields["error"] = error.to_dict()
+        elif status == "done":
+            fields["error"] = None  # an earlier attempt's transient error does not describe a done model
         rec = self.store.transition(name, status, **fields)
         stored = StageError.from_dict(rec.get("error"))
         self.emit(ModelStatus(model=name, status=status, attempt=rec.get("attempts", 0), device=fields.get("device"),

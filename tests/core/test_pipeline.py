@@ -226,3 +226,34 @@ def test_report_median_agrees_with_an_independent_measurement(tmp_path, good_mod
     theirs = [float(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout) for _ in range(3)]
     best = min(theirs, key=lambda t: abs(t - ours))
     assert abs(ours - best) / best < 0.15, (ours, theirs)
+
+
+def test_a_resumed_model_is_not_benchmarked_again_where_it_already_finished(tmp_path, good_models):
+    from nnlite_tui.core.convert import Converter
+    from nnlite_tui.core.devices.local import LocalDevice
+    from nnlite_tui.core.pipeline import Pipeline
+    from nnlite_tui.core.run_setup import open_run
+    from nnlite_tui.core.sources import discover
+
+    out = tmp_path / "run"
+    cfg = make_cfg(out, [good_models], include=("tiny_conv",))
+    specs = discover(cfg.sources, include=cfg.include)
+    store = open_run(cfg, specs)
+    # A kill came after the model finished on "host" and before "host-b" measured it.
+    done_report = out / "reports" / "tiny_conv__host__xnnpack.json"
+    done_report.parent.mkdir(parents=True)
+    done_report.write_text('{"written": "before the kill"}')
+    store.add_models([{"name": "tiny_conv", "spec": specs[0].to_dict()}])
+    store.transition("tiny_conv", "benchmarking", attempts=1, devices={"host": {
+        "status": "done", "attempts": 1, "report": str(done_report), "median_ms": 1.0, "device": "host"}})
+    pipeline = Pipeline(cfg, specs, store, Converter(cfg.convert, log_dir=out / "logs", n_workers=1),
+                        [LocalDevice("host"), LocalDevice("host-b")])
+    rec = RecordingReporter()
+    try:
+        pipeline.run(rec, Control())
+    finally:
+        store.close()
+    assert done_report.read_text() == '{"written": "before the kill"}'
+    assert [e.device for e in rec.of(StageStarted) if e.stage == "benchmark"] == ["host-b"]
+    assert statuses(out) == {"tiny_conv": "done"}
+    assert (out / "reports" / "tiny_conv__host-b__xnnpack.json").exists()

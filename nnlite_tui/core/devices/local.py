@@ -118,7 +118,7 @@ class LocalDevice:
 
     def info(self) -> dict[str, Any]:
         if self._info is None:
-            self._info = host_info()
+            self._info = {**host_info(), "serial": self.serial}  # the name this run knows the host by
         return self._info
 
     def snapshot(self) -> dict[str, Any]:
