@@ -31,6 +31,7 @@ from nnlite_tui.core.convert_cache import CacheWriteError, ConversionCache, defa
     explain_crash
 from nnlite_tui.core.convert_cache_files import place_file as _place  # the name callers import
 from nnlite_tui.core.memory_cap import over_cap_message
+from nnlite_tui.core.orphans import owner_mark, reap_orphans
 from nnlite_tui.core.spec import ModelSpec
 
 # Bump when the worker's output for the same inputs changes (invalidates the cache).
@@ -188,7 +189,7 @@ class _Worker:
                 [sys.executable, "-m", "nnlite_tui.core.convert_worker", str(child_sock.fileno()),
                  str(self.options.threads_per_worker)],
                 pass_fds=(child_sock.fileno(),), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                start_new_session=True,
+                start_new_session=True, env={**os.environ, **owner_mark(self.log_dir)} if self.log_dir else None,
             )
         finally:
             child_sock.close()
@@ -293,6 +294,8 @@ class Converter:
 
     def __post_init__(self) -> None:
         self.versions = converter_versions()
+        if self.log_dir is not None:
+            reap_orphans(self.log_dir)
         self.cache = ConversionCache(self.options.cache_dir or default_cache_dir(), self.options.cache_max_gb)
         self._idle: queue.Queue[_Worker] = queue.Queue()
         self.gate = PauseGate()
