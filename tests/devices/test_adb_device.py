@@ -19,13 +19,16 @@ class Cfg:
     apk = None
 
 
-def test_discovery_lists_attached_and_resolves_serials_and_all(sim_device_factory):
+def test_discovery_lists_attached_and_resolves_serials_and_all(sim_device_factory, monkeypatch):
     a = sim_device_factory()
     b = sim_device_factory(profile="emu-x86_64")
     listed = {d["serial"]: d["state"] for d in adb.attached()}
     assert listed == {a.serial: "device", b.serial: "device"}
     assert [d.serial for d in resolve_devices([a.serial], Cfg())] == [a.serial]
     assert sorted(d.serial for d in resolve_devices(["all"], Cfg())) == sorted([a.serial, b.serial])
+    import nnlite_tui.core.devices.registry as registry
+
+    monkeypatch.setattr(registry, "NAMED_DEVICE_WAIT_S", 2.0)
     with pytest.raises(DeviceSpecError) as err:
         resolve_devices(["R58M12345XYZ"], Cfg())
     assert "no such adb device" in str(err.value) and a.serial in str(err.value) and b.serial in str(err.value)

@@ -7,12 +7,16 @@ imported only when a value needs it, so a host-only run never loads adbutils.
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 
 from nnlite_tui.core.devices.base import Device, DeviceError, DeviceSpecError
 from nnlite_tui.core.devices.local import LocalDevice
 
 __all__ = ["DeviceSpecError", "resolve_devices"]
+
+NAMED_DEVICE_WAIT_S = float(os.environ.get("NNLITE_DEVICE_WAIT_S", "30"))
 
 
 def resolve_devices(names: list[str], cfg) -> list[Device]:
@@ -55,6 +59,7 @@ def _resolve_adb(name: str, apk: str | None) -> list[Device]:
             print("--device all: no adb device attached; benchmarking on the host", file=sys.stderr)
             return [LocalDevice()]
         return [AdbDevice(d["serial"], apk=apk) for d in usable]
+    listed = _wait_for_serial(name, listed, attached)
     for d in listed:
         if d["serial"] == name:
             return [AdbDevice(name, apk=apk)]
@@ -62,3 +67,19 @@ def _resolve_adb(name: str, apk: str | None) -> list[Device]:
     raise DeviceSpecError(f"--device {name}: no such adb device (attached: {seen}; adb server on port "
                           f"{adb_link.server_port()}). Use a serial from `nnlite devices`, emulator:<AVD>, "
                           "host or all.")
+
+
+def _wait_for_serial(name: str, listed: list[dict], attached) -> list[dict]:
+    """A named device that is not listed may be rebooting (a resume or re-exec can start mid-reboot):
+    ask again for up to NAMED_DEVICE_WAIT_S before calling the name wrong."""
+    deadline = time.monotonic() + NAMED_DEVICE_WAIT_S
+    if not any(d["serial"] == name for d in listed):
+        print(f"--device {name}: not listed by the adb server; waiting up to {NAMED_DEVICE_WAIT_S:.0f} s",
+              file=sys.stderr)
+    while not any(d["serial"] == name for d in listed) and time.monotonic() < deadline:
+        time.sleep(1.0)
+        try:
+            listed = attached()
+        except DeviceError:
+            continue  # the server restarting: ask again until the deadline
+    return listed
