@@ -17,6 +17,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from nnlite_tui.core.convert_errors import StageError, error_fields, first_line
+from nnlite_tui.core.convert_validate import flat_outputs
 from nnlite_tui.core.spec import ModelSpec, sha256_file
 
 ROUTE = "ai-edge-quantizer"
@@ -143,7 +145,7 @@ def derive(job: dict[str, Any], worker: ModuleType) -> dict[str, Any]:
                                                  "get derived precisions"))
     checks = accuracy_inputs(example_args)
     with torch.no_grad():
-        references = [[t.detach().numpy() for t in worker._flat_outputs(model(*args))] for args in checks]
+        references = [[t.detach().numpy() for t in flat_outputs(model(*args))] for args in checks]
     fed = [(a[0].permute(0, 2, 3, 1).contiguous() if nhwc else a[0]).numpy() for a in checks]
     timings["reference_s"] = time.perf_counter() - t0
 
@@ -188,7 +190,7 @@ def derive(job: dict[str, Any], worker: ModuleType) -> dict[str, Any]:
     route, recipe_name = ROUTE, RECIPES[precision]
     if precision == "int8" and block["verdict"] == "degraded" and job.get("pt2e", True):
         t0 = time.perf_counter()
-        target = worker._nhwc_wrapper(model) if nhwc else model
+        target = worker._wrapped(model, 0) if nhwc else model
         calibration_fed = [s.transpose(0, 2, 3, 1).copy() if nhwc else s for s in samples]
         alternative, error = _try_pt2e(target, fed[0], calibration_fed, out_path + ".pt2e", references, fed,
                                        calibration)
@@ -233,12 +235,12 @@ def handle_derive(job: dict[str, Any], worker: ModuleType) -> dict[str, Any]:
               file=sys.stderr)
         try:
             result = derive(job, worker)
-        except (DeriveError, worker.StageError) as err:
-            print(f"[nnlite] {err.stage} failed: {worker._first_line(str(err.exc))}", file=sys.stderr)
+        except (DeriveError, StageError) as err:
+            print(f"[nnlite] {err.stage} failed: {first_line(str(err.exc))}", file=sys.stderr)
             traceback.print_exception(err.exc)
-            result = worker._error_fields(err.stage, err.exc)
+            result = error_fields(err.stage, err.exc)
         except MemoryError as exc:
-            result = worker._error_fields("out-of-memory", exc)
+            result = error_fields("out-of-memory", exc)
     result["seconds"] = time.perf_counter() - t0
     return result
 
