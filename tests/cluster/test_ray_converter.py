@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import threading
 import time
 from pathlib import Path
@@ -23,9 +25,12 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def cluster():
+    saved = dict(os.environ)  # a driver's connect() sets Ray's variables in its own environment
     session = connect("local")
     yield session
     session.shutdown()
+    os.environ.clear()
+    os.environ.update(saved)  # so that later tests' subprocesses do not inherit this private cluster's
 
 
 @ray.remote

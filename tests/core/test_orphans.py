@@ -29,7 +29,8 @@ def make_orphan(log_dir) -> psutil.Process:
                          timeout=300, check=True).stdout
     proc = psutil.Process(int(out.split()[0]))
     deadline = time.monotonic() + 30
-    while proc.ppid() != 1 and time.monotonic() < deadline:  # re-parented once its runner is gone
+    # Re-parented once its runner is gone; stopped once the signal is delivered (both take a moment).
+    while (proc.ppid() != 1 or proc.status() != psutil.STATUS_STOPPED) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert proc.status() == psutil.STATUS_STOPPED and proc.ppid() == 1
     return proc
