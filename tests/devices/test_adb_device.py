@@ -37,7 +37,10 @@ def test_discovery_lists_attached_and_resolves_serials_and_all(sim_device_factor
                    "android": "13 (SDK 33)", "abi": "x86_64", "emulator": True}
 
 
-def test_all_without_adb_devices_falls_back_to_the_host(adb_server, capsys):
+def test_all_without_adb_devices_falls_back_to_the_host(adb_server, capsys, monkeypatch):
+    import nnlite_tui.core.devices.registry as registry
+
+    monkeypatch.setattr(registry, "ANY_DEVICE_WAIT_S", 1.0)
     devices = resolve_devices(["all"], Cfg())
     assert [(d.serial, d.kind) for d in devices] == [("host", "host")]
     assert "no adb device attached" in capsys.readouterr().err

@@ -17,6 +17,9 @@ from nnlite_tui.core.devices.local import LocalDevice
 __all__ = ["DeviceSpecError", "resolve_devices"]
 
 NAMED_DEVICE_WAIT_S = float(os.environ.get("NNLITE_DEVICE_WAIT_S", "30"))
+# `--device all` started together with a device (a phone plugged in, `nnlite sim-device`) would miss
+# it by a second and fall back to the host: ask again for this long before deciding there is none.
+ANY_DEVICE_WAIT_S = float(os.environ.get("NNLITE_ANY_DEVICE_WAIT_S", "10"))
 
 
 def resolve_devices(names: list[str], cfg) -> list[Device]:
@@ -54,7 +57,7 @@ def _resolve_adb(name: str, apk: str | None) -> list[Device]:
     except DeviceError as err:
         raise DeviceSpecError(f"--device {name}: {err}") from err
     if name == "all":
-        usable = [d for d in listed if d["state"] in ("device", "offline")]
+        usable = _wait_for_any(listed, attached)
         if not usable:
             print("--device all: no adb device attached; benchmarking on the host", file=sys.stderr)
             return [LocalDevice()]
@@ -83,3 +86,16 @@ def _wait_for_serial(name: str, listed: list[dict], attached) -> list[dict]:
         except DeviceError:
             continue  # the server restarting: ask again until the deadline
     return listed
+
+
+def _wait_for_any(listed: list[dict], attached) -> list[dict]:
+    """The usable devices (listed as device or offline), asking again up to ANY_DEVICE_WAIT_S."""
+    deadline = time.monotonic() + ANY_DEVICE_WAIT_S
+    usable = [d for d in listed if d["state"] in ("device", "offline")]
+    while not usable and time.monotonic() < deadline:
+        time.sleep(0.5)
+        try:
+            usable = [d for d in attached() if d["state"] in ("device", "offline")]
+        except DeviceError:
+            continue  # the server restarting: ask again until the deadline
+    return usable
