@@ -99,7 +99,7 @@ def nodes(specs, tmp: Path) -> None:
     from nnlite_tui.core.cluster.session import connect
 
     repo = str(Path(__file__).resolve().parent.parent)
-    lab = Lab(Path(f"/tmp/nlb-{os.getpid()}"))
+    lab = Lab(Path(tempfile.gettempdir()) / f"nlb-{os.getpid()}")  # short: Ray's socket paths have a length limit
     try:
         lab.start_node("node1", num_cpus=1, env={"PYTHONPATH": repo})
         session = connect(lab.address)

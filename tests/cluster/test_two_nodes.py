@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -36,7 +37,7 @@ def lab(tmp_path_factory):
     root = tmp_path_factory.mktemp("lab")
     apk = build_test_apk(str(root / "bench.apk"))
     # A short temp dir: Ray's unix sockets live under it and have a length limit.
-    ray_tmp = Path(f"/tmp/nlr-{os.getpid()}")
+    ray_tmp = Path(tempfile.gettempdir()) / f"nlr-{os.getpid()}"
     cluster = Lab(ray_tmp)
     servers, started, sims, tokens = [], [], {}, []
     try:
