@@ -137,43 +137,13 @@ class Converter:
             from nnlite_tui.core.precision import derive_variant
 
             return derive_variant(self, spec, dest, log_path, cancel)
-        key = self.key(spec)
-        if self.options.use_cache:
-            hit = self.cache.fetch(key, dest)
-            if hit is not None:
-                if log_path:
-                    with open(log_path, "a") as f:
-                        f.write(f"[nnlite] cached conversion {key[:16]} ({hit.get('stage')})\n")
-                return {**hit, "cached": True, "key": key, "model": spec.name}
-        try:
-            staging = self.cache.staging(key)
-        except CacheWriteError as exc:
-            return {**disk_full_failure(self.cache.root, str(exc)), "cached": False, "key": key, "model": spec.name}
-        try:
-            job = {"spec": spec.to_dict(), "out_path": str(staging.tflite), "nhwc": self.options.nhwc,
-                   "max_params": self.options.max_params,
-                   "log_path": str(log_path) if log_path else None}
-            worker = self._idle.get()
-            try:
-                try:
-                    result = worker.run(job, cancel)
-                except RuntimeError as exc:
-                    result = _failure("crash", "WorkerStart", str(exc))
-            finally:
-                self._idle.put(worker)
-            result = explain_crash(self.cache.root, result)
-            if self.options.use_cache and (result.get("ok") or result.get("stage") in DETERMINISTIC_STAGES):
-                result = self.cache.commit(staging, result, dest)
-            elif result.get("ok"):
-                _place(staging.tflite, dest)
-                result["tflite_path"] = str(dest)
-        finally:
-            staging.discard()
-        return {**result, "cached": False, "key": key, "model": spec.name}
+        job = {"spec": spec.to_dict(), "nhwc": self.options.nhwc, "max_params": self.options.max_params,
+               "log_path": str(log_path) if log_path else None}
+        return {**self.cached_job(self.key(spec), job, dest, log_path, cancel, what="conversion"), "model": spec.name}
 
     def cached_job(self, key: str, job: dict[str, Any], dest: Path, log_path: Path | None = None,
-                   cancel: threading.Event | None = None) -> dict[str, Any]:
-        """A worker job whose result is cached under `key` (a derived precision's, see core/precision.py):
+                   cancel: threading.Event | None = None, what: str = "result") -> dict[str, Any]:
+        """A worker job whose result is cached under `key` (a conversion, or a derived precision's):
         taken from the cache, or run on a borrowed worker writing the cache's staged .tflite, then
         placed at dest. Returns the result with cached and key set."""
         if self.options.use_cache:
@@ -181,7 +151,7 @@ class Converter:
             if hit is not None:
                 if log_path:
                     with open(log_path, "a") as f:
-                        f.write(f"[nnlite] cached result {key[:16]} ({hit.get('stage')})\n")
+                        f.write(f"[nnlite] cached {what} {key[:16]} ({hit.get('stage')})\n")
                 return {**hit, "cached": True, "key": key}
         try:
             staging = self.cache.staging(key)
