@@ -80,6 +80,7 @@ class SimDevice(ThreadMode):
         self.services_seen: list[str] = []
         self.logcat_lines: list[tuple[str, str]] = []
         self.port: int | None = None
+        self.console_port: int | None = None  # port-1 when the emulator console could listen there
         self.boot = Boot(cfg.boot)
         self.suspended_until = 0.0
         self._tasks: set[asyncio.Task] = set()
@@ -134,6 +135,7 @@ class SimDevice(ThreadMode):
         server = await asyncio.start_server(self._on_connect, self.config.host, self.config.port)
         self.port = server.sockets[0].getsockname()[1]
         console = await start_console(self, self.port - 1) if self.config.console and self.config.register else None
+        self.console_port = self.port - 1 if console is not None else None
         self._ready.set()
         self._boot_task = self._spawn(self.boot.run(self._on_phase))
         self._spawn(self._watchdog())

@@ -111,7 +111,8 @@ def test_server_kill_stops_a_private_server():
 
 def test_emulator_console_avd_name_and_kill(sim_device_factory, adb_server):
     sim = sim_device_factory(avd_name="pixel_sim")
-    while sim.port - 1 == adb_server.port:  # its console port is taken by the adb server: another device
+    # port-1 may be taken (by the adb server or any other socket): then this device has no console
+    while sim.console_port is None or sim.console_port == adb_server.port:
         sim = sim_device_factory(avd_name="pixel_sim")
     out = adb_server.run("-s", sim.serial, "emu", "avd", "name")
     assert "pixel_sim" in out.stdout, out
