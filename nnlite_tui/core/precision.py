@@ -23,7 +23,7 @@ from nnlite_tui.core.spec import ModelSpec, sha256_file
 
 PRECISIONS = ("fp32", "fp16", "dynamic-int8", "int8")
 # Bump when a derivation's output for the same inputs changes (invalidates cached variants).
-VARIANT_FORMAT = 2  # 2: full int8 falls back to PT2E when the recipe is beyond tolerance
+VARIANT_FORMAT = 3  # 2: full int8 falls back to PT2E when the recipe is beyond tolerance; 3: shared zero points
 CALIBRATED = ("int8",)  # precisions whose recipe needs representative inputs
 
 
