@@ -1,7 +1,9 @@
 """RayConverter: the Converter's interface, with the conversions done by actors across the cluster.
 
 The driver consults the conversion cache before any work leaves it, and stores what comes back,
-so a resumed or repeated run converts nothing twice wherever it ran. A conversion whose actor or
+so a resumed or repeated run converts nothing twice wherever it ran. A derived precision
+(`model@int8`) is made by an actor as locally, fp32 conversion first; the actor keeps no cache, so
+on a miss it converts fp32 again (the driver's cached fp32 file does not travel to it). A conversion whose actor or
 node died is a transient failure of that model (stage "crash"): the Runner retries it, and a new
 actor is placed wherever Ray finds a CPU.
 """
@@ -81,6 +83,11 @@ class RayConverter:
         self.driver_node = ray.get_runtime_context().get_node_id()
 
     def key(self, spec: ModelSpec) -> str:
+        if spec.precision != "fp32":  # keyed as a local derivation is: the cache serves both
+            from nnlite_tui.core.precision import base_spec, derived_key
+
+            return derived_key(cache_key(base_spec(spec), self.options, self.versions), spec.precision,
+                               self.options, self.versions)
         return cache_key(spec, self.options, self.versions)
 
     def prestart(self) -> None:
