@@ -83,7 +83,7 @@ def test_cache_on_the_driver_and_a_lost_actor_is_a_transient_crash(cluster, tmp_
     assert Path(tmp_path / "c.tflite").read_bytes() == (tmp_path / "b.tflite").read_bytes()
 
 
-def test_a_derived_precision_is_made_by_an_actor_and_keyed_as_a_local_derivation(cluster, tmp_path):
+def test_a_derived_precision_is_made_by_an_actor_from_the_drivers_fp32_and_keyed_as_locally(cluster, tmp_path):
     from nnlite_tui.core.cluster.ray_converter import RayConverter
     from nnlite_tui.core.convert import Converter
 
@@ -96,6 +96,10 @@ def test_a_derived_precision_is_made_by_an_actor_and_keyed_as_a_local_derivation
     finally:
         converter.close()
     assert done["ok"] and not done["cached"] and done["precision"] == "int8", done
+    # fp32 came from the driver's cache and travelled to the actor with the job: not converted twice.
+    assert done["fp32_cached"] and done["converter"] == "ai-edge-quantizer" and done["node"], done
+    log = (tmp_path / "int8.log").read_text()
+    assert "[nnlite] cached conversion" in log and "[nnlite] deriving int8 from" in log, log
     assert done["tflite_input_dtype"] == "int8" and done["quantization"]["input_quantization"]["scale"] > 0
     assert done["accuracy"]["precision"] == "int8" and done["accuracy"]["verdict"] == "ok"
     assert sha256_file(tmp_path / "int8.tflite") == done["tflite_sha256"]
