@@ -278,7 +278,9 @@ def _compact(path: str) -> dict[str, Any]:
 
     try:
         return compact(path)
-    except (ValueError, IndexError, OSError, ImportError) as exc:  # an unreadable flatbuffer stays as the quantizer wrote it
+    except (ValueError, IndexError, OSError, ImportError, MemoryError) as exc:
+        # An unreadable flatbuffer, or one too big to rebuild in this worker's memory cap (the rewrite
+        # holds about three copies), stays as the quantizer wrote it: it is just as correct.
         return {"error": f"{type(exc).__name__}: {exc}"[:300]}
 
 
