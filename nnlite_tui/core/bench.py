@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -199,8 +200,12 @@ def _mallinfo2() -> tuple[int, int] | None:
     return (info.arena + info.hblkhd) // 1024, (info.uordblks + info.hblkhd) // 1024
 
 
-def run_benchmark(model_path: str, settings: BenchSettings) -> dict[str, Any]:
-    """Run the protocol; raise BenchmarkError(stage, ...) on failure."""
+def run_benchmark(model_path: str, settings: BenchSettings, fill: Callable[..., Any] | None = None) -> dict[str, Any]:
+    """Run the protocol; raise BenchmarkError(stage, ...) on failure. `fill(shape, dtype, seed,
+    quantization)` makes each input (make_input; the device simulator's input faults replace it)."""
+    from nnlite_tui.core.input_check import fill_record
+
+    fill = fill or make_input
     if not os.path.isfile(model_path):
         raise BenchmarkError("load", f"model file not found: {model_path}")
     mem_before = memory_snapshot()
@@ -223,10 +228,12 @@ def run_benchmark(model_path: str, settings: BenchSettings) -> dict[str, Any]:
     native_samples: list[int] | None = [] if native is not None else None
 
     inputs = interpreter.get_input_details()
+    fill_records = []
     try:
         for detail in inputs:
-            interpreter.set_tensor(detail["index"], make_input(detail["shape"], detail["dtype"], settings.seed,
-                                                                 detail.get("quantization")))
+            fed = fill(detail["shape"], detail["dtype"], settings.seed, detail.get("quantization"))
+            interpreter.set_tensor(detail["index"], fed)
+            fill_records.append(fill_record(detail, fed))
         invoke = interpreter.invoke
         t0 = time.perf_counter_ns()
         invoke()
@@ -269,6 +276,7 @@ def run_benchmark(model_path: str, settings: BenchSettings) -> dict[str, Any]:
         "timed_seconds": timed_total / 1e9,
         "input_shapes": [[int(d) for d in detail["shape"]] for detail in inputs],
         "input_dtypes": [str(detail["dtype"].__name__) for detail in inputs],
+        "input_fill": fill_records,
         "output_shapes": [[int(d) for d in o["shape"]] for o in interpreter.get_output_details()],
         "timing": {"stats_of": "wall", "wall_clock": "Interpreter.invoke",
                    "native_clock": "InterpreterWrapper.Invoke" if native_samples is not None else None},
@@ -281,7 +289,8 @@ def run_benchmark(model_path: str, settings: BenchSettings) -> dict[str, Any]:
     }
 
 
-def benchmark_result(model_path: str, settings: BenchSettings, run_id: str = "", profile: bool = True) -> dict[str, Any]:
+def benchmark_result(model_path: str, settings: BenchSettings, run_id: str = "", profile: bool = True,
+                     fill: Callable[..., Any] | None = None) -> dict[str, Any]:
     """The protocol's result block for one model, valid or not; with `profile` and settings.profile_ops,
     the profiled pass's ops block too (host_bench runs that pass itself, after saving the timings)."""
     used = settings.backend if settings.backend in HOST_BACKENDS else "xnnpack"
@@ -301,7 +310,7 @@ def benchmark_result(model_path: str, settings: BenchSettings, run_id: str = "",
         "require_full_delegation": settings.require_full_delegation,
     }
     try:
-        measured = run_benchmark(model_path, settings)
+        measured = run_benchmark(model_path, settings, fill)
     except BenchmarkError as err:
         return {**base, "valid": False, "error_stage": err.stage, "error_type": err.error_type,
                 "error_message": err.message}

@@ -16,6 +16,7 @@ from nnlite_tui.core.bench import BenchSettings
 from nnlite_tui.core.convert_step import Attempt
 from nnlite_tui.core.devices.base import Device, DeviceError
 from nnlite_tui.core.events import DeviceState, Event, ModelLog, StageFinished, StageStarted
+from nnlite_tui.core.input_check import check_block
 from nnlite_tui.core.outcomes import Benchmarked, BenchJob, BenchResult, Cancelled, Failed, Outcome, Retry, StageError
 
 LOG_TAIL_LINES = 20
@@ -38,6 +39,8 @@ def bench_step(job: BenchJob, device: Device, *, settings: BenchSettings, run_id
                          mem_available_kb=(before.get("memory") or {}).get("available_ram_kb")))
         with isolate():
             block = device.benchmark(job.conversion.tflite_path or "", settings, run_id, cancel)
+        # A quantized input is checked against the model's parameters wherever it was filled.
+        block = check_block(block, job.conversion.details)
         after = device.snapshot()
         info = device.info()
     except DeviceError as err:

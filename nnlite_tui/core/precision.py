@@ -23,7 +23,7 @@ from nnlite_tui.core.spec import ModelSpec, sha256_file
 
 PRECISIONS = ("fp32", "fp16", "dynamic-int8", "int8")
 # Bump when a derivation's output for the same inputs changes (invalidates cached variants).
-VARIANT_FORMAT = 2  # 2: full int8 falls back to PT2E when the recipe is beyond tolerance
+VARIANT_FORMAT = 3  # 2: full int8 falls back to PT2E when the recipe is beyond tolerance; 3: shared zero points
 CALIBRATED = ("int8",)  # precisions whose recipe needs representative inputs
 
 
@@ -85,6 +85,20 @@ def variant_key(base_key: str, precision: str, calibration: dict[str, Any] | Non
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
+def calibration_of(options: Any, precision: str) -> dict[str, Any] | None:
+    """How `precision` is calibrated under these conversion options (None: it needs no calibration)."""
+    if precision not in CALIBRATED:
+        return None
+    return calibration_settings(options.calibration_samples, options.calibration_dir)
+
+
+def derived_key(base_key: str, precision: str, options: Any, versions: dict[str, str]) -> str:
+    """The cache key of `precision` derived from the fp32 conversion cached under `base_key`: the
+    same wherever the derivation runs (a local worker or a cluster's conversion actor)."""
+    return variant_key(base_key, precision, calibration_of(options, precision),
+                       {**versions, "ai-edge-quantizer": _version("ai-edge-quantizer")})
+
+
 class ConvertsAndCaches(Protocol):
     """What a derivation needs of the converter (core.convert.Converter)."""
 
@@ -123,11 +137,8 @@ def _derive(converter: ConvertsAndCaches, spec: ModelSpec, base: ModelSpec, sour
     if not base_result.get("ok"):
         message = f"fp32 conversion failed: {base_result.get('error_message')}"
         return {**base_result, **common, "error_message": message}
-    options = converter.options
-    calibration = (calibration_settings(options.calibration_samples, options.calibration_dir)
-                   if spec.precision in CALIBRATED else None)
-    versions = {**converter.versions, "ai-edge-quantizer": _version("ai-edge-quantizer")}
-    key = variant_key(str(base_result.get("key")), spec.precision, calibration, versions)
+    calibration = calibration_of(converter.options, spec.precision)
+    key = derived_key(str(base_result.get("key")), spec.precision, converter.options, converter.versions)
     job = {"derive": True, "spec": spec.to_dict(), "fp32_path": base_result["tflite_path"],
            "layout": base_result.get("layout"), "calibration": calibration,
            "log_path": str(log_path) if log_path else None}

@@ -177,6 +177,7 @@ def derive(job: dict[str, Any], worker: ModuleType) -> dict[str, Any]:
         os.replace(tmp, out_path)
     except Exception as exc:  # the quantizer raises plain ValueError/RuntimeError/KeyError from deep inside
         raise DeriveError("quantize", exc) from exc
+    compaction = _compact(out_path)
     timings["quantize_s"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -197,9 +198,10 @@ def derive(job: dict[str, Any], worker: ModuleType) -> dict[str, Any]:
         timings["pt2e_s"] = time.perf_counter() - t0
         if alternative is not None and _better(alternative[0], block):
             rejected = _summary(block)
-            block, cost, io = alternative
+            block, cost, io = alternative[:3]
             os.replace(out_path + ".pt2e", out_path)
             route, recipe_name = "pt2e", block["route"].split(": ", 1)[1]
+            compaction = alternative[3]
             block["alternatives"] = [rejected]
         else:
             Path(out_path + ".pt2e").unlink(missing_ok=True)
@@ -217,7 +219,8 @@ def derive(job: dict[str, Any], worker: ModuleType) -> dict[str, Any]:
         "quantization": {"route": route, "recipe": recipe_name, "fp32_tflite_bytes": fp32_bytes,
                          "size_ratio": round(size / fp32_bytes, 4) if fp32_bytes else None,
                          "fp32_tflite_sha256": sha256_file(job["fp32_path"]),
-                         "input_quantization": io["input_quantization"], "output_dtypes": io["output_dtypes"]},
+                         "input_quantization": io["input_quantization"], "output_dtypes": io["output_dtypes"],
+                         "compaction": compaction},
         **{k: io[k] for k in ("tflite_input_shape", "tflite_input_dtype", "output_shapes")},
     }
 
@@ -247,7 +250,7 @@ def handle_derive(job: dict[str, Any], worker: ModuleType) -> dict[str, Any]:
 
 def _try_pt2e(target, sample_fed, calibration_fed: list, alt_path: str, references: list, fed: list,
               calibration: dict[str, Any] | None):
-    """((accuracy block, cost, io), None) for the PT2E route written to alt_path, or (None, why it
+    """((accuracy block, cost, io, compaction), None) for the PT2E route written to alt_path, or (None, why it
     failed) for the report. The caller decides which file stays."""
     import sys
     import traceback
@@ -257,6 +260,7 @@ def _try_pt2e(target, sample_fed, calibration_fed: list, alt_path: str, referenc
 
     try:
         convert_pt2e_int8(target, sample_fed, calibration_fed, alt_path)
+        compaction = _compact(alt_path)
         outputs, io = _run(alt_path, fed)
         cost = measure(references, outputs)
     except Exception as exc:  # any failure of the second route leaves the first route's result standing
@@ -265,7 +269,19 @@ def _try_pt2e(target, sample_fed, calibration_fed: list, alt_path: str, referenc
         Path(alt_path).unlink(missing_ok=True)
         return None, f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"[:300]
     block = accuracy_block("int8", f"pt2e: {RECIPE}", calibration, cost)
-    return (block, cost, io), None
+    return (block, cost, io, compaction), None
+
+
+def _compact(path: str) -> dict[str, Any]:
+    """Share the file's identical zero-point vectors (tflite_compact.py); the file is fine without it."""
+    from nnlite_tui.core.tflite_compact import compact
+
+    try:
+        return compact(path)
+    except (ValueError, IndexError, OSError, ImportError, MemoryError) as exc:
+        # An unreadable flatbuffer, or one too big to rebuild in this worker's memory cap (the rewrite
+        # holds about three copies), stays as the quantizer wrote it: it is just as correct.
+        return {"error": f"{type(exc).__name__}: {exc}"[:300]}
 
 
 def _better(candidate: dict[str, Any], current: dict[str, Any]) -> bool:

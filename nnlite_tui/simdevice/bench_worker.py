@@ -21,7 +21,7 @@ import time
 from nnlite_tui.simdevice.bench_args import ARGS_ERROR_TYPE, ArgsError, BenchRequest, JavaLong, parse
 
 V2_REPORT_KEYS = ("warmup_seconds", "require_full_delegation", "timing", "native_stats", "native_samples_ns",
-                  "warmup_runs", "warmup_mean_ns", "delegation", "memory", "conditions")
+                  "warmup_runs", "warmup_mean_ns", "delegation", "memory", "conditions", "input_fill")
 SETTINGS_KEYS = ("threads", "warmup", "warmup_seconds", "runs", "min_seconds", "seed", "require_full_delegation")
 
 # The delegate a simulated device lacks, in the words the app's LiteRtEngine uses on a real one.
@@ -96,7 +96,7 @@ def bench_report(job: dict, req: BenchRequest) -> dict:
                              max_seconds=s["max_seconds"], threads=s["threads"], backend=ran, seed=s["seed"],
                              warmup_seconds=s["warmup_seconds"], require_full_delegation=s["require_full_delegation"])
     before = ask_conditions()
-    result = benchmark_result(job["model_host"], settings, req.run_id)
+    result = benchmark_result(job["model_host"], settings, req.run_id, fill=faulty_fill(job.get("input_fault")))
     if result["valid"]:
         result["conditions"] = conditions_block(before, ask_conditions())
     result.update(model_path=req.model_path, backend_requested=requested, backend_used=ran)
@@ -105,6 +105,21 @@ def bench_report(job: dict, req: BenchRequest) -> dict:
     if not result["valid"]:
         log("E", f"ERROR stage={result['error_stage']} type={result['error_type']} message={result['error_message']}")
     return _envelope(job, result, fallback)
+
+
+def faulty_fill(fault: dict | None):
+    """The input filler of an app that misapplies quantization (fault input_scale/input_zero_point):
+    it quantizes with the wrong parameters but, like a real bug would, reports the model's."""
+    if not fault:
+        return None
+    from nnlite_tui.core.bench import make_input
+
+    def fill(shape, dtype, seed, quantization):
+        if quantization is not None and float(quantization[0]) > 0.0:
+            quantization = (float(quantization[0]) * fault["scale"], int(quantization[1]) + fault["zero_point"])
+        return make_input(shape, dtype, seed, quantization)
+
+    return fill
 
 
 def internal_report(job: dict, req: BenchRequest, exc: Exception) -> dict:

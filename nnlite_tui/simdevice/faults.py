@@ -18,6 +18,9 @@ Spec: comma-separated `key=value` items (durations take `s` or `ms`, default sec
                       conditions read, just before it loads the model; per launch, not from the
                       simulator's start), the device throttles until the launch ends: thermal
                       status SEVERE, headroom above 1.0, thermal zones 30 C hotter, clocks halved.
+  input_scale=F       the app quantizes every quantized input with its scale times F (and still
+                      reports the model's scale): a filler that applies the parameters wrongly.
+  input_zero_point=N  the same with the zero point plus N.
 
 Times count from the moment the simulator starts serving. Example:
   drop_after=5s,hang_shell=am start,install_fail=INSTALL_FAILED_INSUFFICIENT_STORAGE,app_crash=1
@@ -53,6 +56,8 @@ class FaultSpec:
     app_crash: int = 0
     truncated_report: int = 0
     throttle_after: float | None = None
+    input_scale: float = 1.0
+    input_zero_point: int = 0
 
     @classmethod
     def parse(cls, spec: str | None) -> "FaultSpec":
@@ -74,11 +79,14 @@ class FaultSpec:
                 if not value.startswith("INSTALL_"):
                     raise ValueError(f"install_fail={value!r}: expected an INSTALL_... code")
                 out.install_fail = value
-            elif key in ("app_crash", "truncated_report"):
+            elif key in ("app_crash", "truncated_report", "input_zero_point"):
                 setattr(out, key, int(value))
+            elif key == "input_scale":
+                out.input_scale = float(value)
             else:
                 raise ValueError(f"unknown fault {key!r} (known: {', '.join(DURATIONS)}, hang_shell, "
-                                 "install_fail, app_crash, truncated_report, throttle_after)")
+                                 "install_fail, app_crash, truncated_report, throttle_after, input_scale, "
+                                 "input_zero_point)")
         return out
 
 
@@ -92,6 +100,7 @@ class Faults:
         self.app_crashes = self.spec.app_crash
         self.truncated_reports = self.spec.truncated_report
         self.throttle_after: float | None = self.spec.throttle_after
+        self.input_scale, self.input_zero_point = self.spec.input_scale, self.spec.input_zero_point
         self.hung = 0  # how many commands are hanging right now (tests wait on it)
 
     def hang_shell(self, prefix: str) -> None:
@@ -103,6 +112,13 @@ class Faults:
         self.app_crashes = 0
         self.truncated_reports = 0
         self.throttle_after = None
+        self.input_scale, self.input_zero_point = 1.0, 0
+
+    def input_fault(self) -> dict | None:
+        """How the app misapplies input quantization now, for its worker; None when it does not."""
+        if self.input_scale == 1.0 and self.input_zero_point == 0:
+            return None
+        return {"scale": self.input_scale, "zero_point": self.input_zero_point}
 
     async def maybe_hang(self, argv: list[str]) -> None:
         if any(argv[:len(p)] == p for p in self.hang_prefixes if p):

@@ -15,9 +15,10 @@ from nnlite_tui.core.bench import BenchSettings, benchmark_result
 APP_KEYS = {"protocol_version", "app_version", "simulated", "started_at_ms", "finished_at_ms", "fallback_reason", "device",
             "conditions"}
 MEASURED = {"init_ns", "first_inference_ns", "stats", "samples_ns", "timed_seconds", "input_shapes", "input_dtypes",
+            "input_fill",
             "output_shapes", "timing", "native_stats", "native_samples_ns", "warmup_runs", "warmup_mean_ns", "delegation",
             "memory"}
-V2_KEYS = {"warmup_seconds", "require_full_delegation", "timing", "native_stats", "native_samples_ns", "warmup_runs",
+V2_KEYS = {"warmup_seconds", "require_full_delegation", "input_fill", "timing", "native_stats", "native_samples_ns", "warmup_runs",
            "warmup_mean_ns", "delegation", "memory", "conditions"}
 
 

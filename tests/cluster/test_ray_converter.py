@@ -81,3 +81,34 @@ def test_cache_on_the_driver_and_a_lost_actor_is_a_transient_crash(cluster, tmp_
     again = converter.convert(spec, tmp_path / "c.tflite", tmp_path / "c.log")
     assert again["ok"] and again["cached"] and time.monotonic() - started < 5
     assert Path(tmp_path / "c.tflite").read_bytes() == (tmp_path / "b.tflite").read_bytes()
+
+
+def test_a_derived_precision_is_made_by_an_actor_from_the_drivers_fp32_and_keyed_as_locally(cluster, tmp_path):
+    from nnlite_tui.core.cluster.ray_converter import RayConverter
+    from nnlite_tui.core.convert import Converter
+
+    fp32, int8 = discover([str(REPO / "sample_models")], include=("mnist_lenet",), precisions=("fp32", "int8"))
+    options = ConvertOptions(cache_dir=tmp_path / "cache", calibration_samples=8)
+    converter = RayConverter(options, n_workers=1)
+    try:
+        assert converter.convert(fp32, tmp_path / "fp32.tflite")["ok"]
+        done = converter.convert(int8, tmp_path / "int8.tflite", tmp_path / "int8.log")
+    finally:
+        converter.close()
+    assert done["ok"] and not done["cached"] and done["precision"] == "int8", done
+    # fp32 came from the driver's cache and travelled to the actor with the job: not converted twice.
+    assert done["fp32_cached"] and done["converter"] == "ai-edge-quantizer" and done["node"], done
+    log = (tmp_path / "int8.log").read_text()
+    assert "[nnlite] cached conversion" in log and "[nnlite] deriving int8 from" in log, log
+    assert done["tflite_input_dtype"] == "int8" and done["quantization"]["input_quantization"]["scale"] > 0
+    assert done["accuracy"]["precision"] == "int8" and done["accuracy"]["verdict"] == "ok"
+    assert sha256_file(tmp_path / "int8.tflite") == done["tflite_sha256"]
+    # The local converter finds both in the same cache under its own keys: nothing is converted again
+    # (no worker is even started), so a run may switch between --cluster and local freely.
+    local = Converter(options, n_workers=1)
+    try:
+        again = local.convert(int8, tmp_path / "again.tflite")
+        assert again["cached"] and again["fp32_cached"] and again["key"] == done["key"], again
+        assert not any(w.alive for w in local._all)
+    finally:
+        local.close()

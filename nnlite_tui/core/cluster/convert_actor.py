@@ -40,12 +40,31 @@ class ConvertActor:
     def convert(self, spec: dict[str, Any]) -> tuple[dict[str, Any], list, str]:
         """(result, .tflite pieces, log text) for one model."""
         model = ModelSpec.from_dict(spec)
-        self._cancel.clear()
-        dest = self.scratch / "out.tflite"
-        log = self.scratch / "job.log"
-        log.write_text("")
+        dest, log = self._start_job()
         started = time.monotonic()
         result = self.converter.convert(model, dest, log, cancel=self._cancel)
+        return self._finish_job(result, dest, log, started)
+
+    def run_job(self, key: str, job: dict[str, Any], fp32_pieces: list) -> tuple[dict[str, Any], list, str]:
+        """A derivation job (the driver's precision.derive_variant) on the fp32 .tflite sent with it."""
+        dest, log = self._start_job()
+        source = self.scratch / "fp32-source.tflite"
+        started = time.monotonic()
+        try:
+            transfer.write_file(fp32_pieces, source)
+            result = self.converter.cached_job(key, {**job, "fp32_path": str(source), "log_path": str(log)}, dest,
+                                               log, cancel=self._cancel)
+        finally:
+            source.unlink(missing_ok=True)
+        return self._finish_job(result, dest, log, started)
+
+    def _start_job(self) -> tuple[Path, Path]:
+        self._cancel.clear()
+        log = self.scratch / "job.log"
+        log.write_text("")
+        return self.scratch / "out.tflite", log
+
+    def _finish_job(self, result: dict[str, Any], dest: Path, log: Path, started: float) -> tuple[dict[str, Any], list, str]:
         result["actor_seconds"] = round(time.monotonic() - started, 4)  # the cluster's cost is the rest
         chunks: list = []
         if result.get("ok"):

@@ -1,7 +1,10 @@
 """RayConverter: the Converter's interface, with the conversions done by actors across the cluster.
 
 The driver consults the conversion cache before any work leaves it, and stores what comes back,
-so a resumed or repeated run converts nothing twice wherever it ran. A conversion whose actor or
+so a resumed or repeated run converts nothing twice wherever it ran. A derived precision
+(`model@int8`) goes as locally: its fp32 conversion through this converter (the driver's cache or an
+actor), then the derivation on an actor, which gets the fp32 .tflite with the job and keys nothing
+differently, so local and cluster runs share the cache. A conversion whose actor or
 node died is a transient failure of that model (stage "crash"): the Runner retries it, and a new
 actor is placed wherever Ray finds a CPU.
 """
@@ -81,6 +84,11 @@ class RayConverter:
         self.driver_node = ray.get_runtime_context().get_node_id()
 
     def key(self, spec: ModelSpec) -> str:
+        if spec.precision != "fp32":  # keyed as a local derivation is: the cache serves both
+            from nnlite_tui.core.precision import base_spec, derived_key
+
+            return derived_key(cache_key(base_spec(spec), self.options, self.versions), spec.precision,
+                               self.options, self.versions)
         return cache_key(spec, self.options, self.versions)
 
     def prestart(self) -> None:
@@ -89,24 +97,46 @@ class RayConverter:
 
     def convert(self, spec: ModelSpec, dest: Path, log_path: Path | None = None,
                 cancel: threading.Event | None = None) -> dict[str, Any]:
-        key = self.key(spec)
+        if spec.precision != "fp32":  # fp32 through this converter (cache or actor), then cached_job
+            from nnlite_tui.core.precision import derive_variant
+
+            return derive_variant(self, spec, dest, log_path, cancel)
+        result = self._cached_remote(self.key(spec), dest, log_path, cancel,
+                                     lambda actor: actor.convert.remote(spec.to_dict()), "conversion")
+        return {**result, "model": spec.name}
+
+    def cached_job(self, key: str, job: dict[str, Any], dest: Path, log_path: Path | None = None,
+                   cancel: threading.Event | None = None) -> dict[str, Any]:
+        """A derivation job (precision.derive_variant): from the driver's cache, or run by an actor
+        that gets the fp32 .tflite in pieces with the job, so it need not convert fp32 again."""
+        pieces: list = []
+
+        def call(actor):
+            if not pieces:  # only on a cache miss, and once across retries on a renewed actor
+                pieces.extend(transfer.put_file(job["fp32_path"]))
+            return actor.run_job.remote(key, job, pieces)
+
+        return self._cached_remote(key, dest, log_path, cancel, call, "result")
+
+    def _cached_remote(self, key: str, dest: Path, log_path: Path | None, cancel: threading.Event | None,
+                       call, what: str) -> dict[str, Any]:
         if self.options.use_cache:
             hit = self.cache.fetch(key, dest)
             if hit is not None:
-                _log(log_path, f"[nnlite] cached conversion {key[:16]} ({hit.get('stage')})\n")
-                return {**hit, "cached": True, "key": key, "model": spec.name}
+                _log(log_path, f"[nnlite] cached {what} {key[:16]} ({hit.get('stage')})\n")
+                return {**hit, "cached": True, "key": key}
         slot = self._placed_slot()
         if slot is None:
             return {**_failure("crash", "NoConversionActor", "no conversion actor could be placed on the cluster"),
-                    "cached": False, "key": key, "model": spec.name}
+                    "cached": False, "key": key}
         try:
             staging = self.cache.staging(key)
         except CacheWriteError as exc:
             self._idle.put(slot)
-            return {**disk_full_failure(self.cache.root, str(exc)), "cached": False, "key": key, "model": spec.name}
+            return {**disk_full_failure(self.cache.root, str(exc)), "cached": False, "key": key}
         try:
             try:
-                result = self._remote(slot, spec, staging.tflite, log_path, cancel)
+                result = self._remote(slot, call, staging.tflite, log_path, cancel)
             finally:
                 self._idle.put(slot)
             if self.options.use_cache and (result.get("ok") or result.get("stage") in DETERMINISTIC_STAGES):
@@ -116,7 +146,7 @@ class RayConverter:
                 result["tflite_path"] = str(dest)
         finally:
             staging.discard()
-        return {**result, "cached": False, "key": key, "model": spec.name}
+        return {**result, "cached": False, "key": key}
 
     def _placed_slot(self) -> _Slot | None:
         """An idle slot whose actor is placed; slots Ray cannot place are retired, not waited on."""
@@ -131,9 +161,9 @@ class RayConverter:
             self._live -= 1
         return None
 
-    def _remote(self, slot: _Slot, spec: ModelSpec, out: Path, log_path: Path | None,
+    def _remote(self, slot: _Slot, call, out: Path, log_path: Path | None,
                 cancel: threading.Event | None) -> dict[str, Any]:
-        ref = slot.actor.convert.remote(spec.to_dict())
+        ref = call(slot.actor)
         cancelled = False
         try:
             while not ray.wait([ref], timeout=POLL_S)[0]:

@@ -4,18 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nnlite_tui.core.cluster.session import ClusterError, ClusterSession, cluster_cpus, connect
+from nnlite_tui.core.cluster.session import ClusterSession, cluster_cpus, connect
 from nnlite_tui.core.config import RunConfig
 from nnlite_tui.core.devices.base import Device
 
 
 def cluster_parts(cfg: RunConfig, n_models: int, address: str):
     """(session, RayConverter, devices) for `nnlite run --cluster ADDRESS`; raises ClusterError."""
-    if tuple(cfg.precisions) != ("fp32",):
-        # Derived precisions are made by the local Converter from its fp32 artifact; the conversion
-        # actors would convert them as plain fp32 and the report would name the wrong precision.
-        raise ClusterError("--precision other than fp32 is not available with --cluster yet; "
-                           "run the derived precisions without --cluster")
     session: ClusterSession = connect(address)
     from nnlite_tui.core.cluster.ray_converter import RayConverter
     from nnlite_tui.core.cluster.remote_device import resolve_cluster_devices

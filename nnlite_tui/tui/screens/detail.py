@@ -1,4 +1,5 @@
-"""Model detail screen: the model's report(s) — shapes, conversion, latency statistics and histogram, device."""
+"""Model detail screen: the model's report(s) — shapes, conversion, latency statistics and histogram, device,
+and its precisions side by side when the run has several."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from textual.widgets import Footer, Sparkline, Static
 
 from nnlite_tui.tui.formatting import byte_size, fields, line, milliseconds, seconds, tiny, yes_no
 from nnlite_tui.tui.widgets.op_bars import OpBars
+from nnlite_tui.tui.widgets.precision_table import PrecisionTable, base_of, precision_rows
 from nnlite_tui.tui.state import ModelRow, RunView
 
 STAT_NAMES = ("mean_ns", "median_ns", "p90_ns", "p99_ns", "std_ns", "min_ns", "max_ns")
@@ -142,6 +144,11 @@ class ModelDetailScreen(Screen):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="detail"):
             yield Static(summary(self.view.models.get(self.model), self.model), classes="detail-block")
+            precisions = precision_rows(self.view.run_dir, self.model)
+            if len({row.precision for row in precisions}) > 1:
+                yield Static(f"precisions of {base_of(self.model)}: speed-up against fp32 on the same device, "
+                             "accuracy against PyTorch fp32", classes="detail-label")
+                yield PrecisionTable(precisions, id="precisions", classes="detail-block")
             reports = find_reports(self.view.run_dir, self.model)
             if not reports:
                 yield Static(Content.from_markup("[dim]no report yet[/]"), classes="detail-block")

@@ -4,6 +4,7 @@ import android.os.Build
 import org.nnlite.bench.core.Backend
 import org.nnlite.bench.core.Delegation
 import org.nnlite.bench.core.Engine
+import org.nnlite.bench.core.FillRecord
 import org.nnlite.bench.core.InputFill
 import org.nnlite.bench.core.TensorInfo
 import org.tensorflow.lite.Delegate
@@ -97,10 +98,15 @@ class LiteRtEngine : Engine {
         return TensorInfo(t.shape().toList(), t.dataType().name.lowercase(), t.numBytes(), q.scale, q.zeroPoint)
     }
 
+    private var filled: List<FillRecord>? = null
+
     override fun prepareInputs(seed: Long) {
         val inputs = inputs()
         inputBuffers.forEachIndexed { i, buffer -> InputFill.fill(buffer, inputs[i].dtype, seed, inputs[i].scale, inputs[i].zeroPoint) }
+        filled = inputBuffers.mapIndexed { i, buffer -> InputFill.record(buffer, inputs[i]) }
     }
+
+    override fun inputFill(): List<FillRecord>? = filled
 
     /**
      * One Interpreter.run on the preallocated direct buffers. Besides the inference it copies the

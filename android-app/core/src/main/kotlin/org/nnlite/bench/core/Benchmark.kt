@@ -22,6 +22,7 @@ class Measured(
     val delegation: Delegation? = null,
     val memory: Map<String, Any?>? = null,
     val conditions: Map<String, Any?>? = null,
+    val inputFill: List<FillRecord>? = null,
 ) {
     val summary: Summary by lazy { Stats.summarize(samplesNs) }
     val nativeSummary: Summary? by lazy { nativeSamplesNs?.let { Stats.summarize(it) } }
@@ -74,10 +75,12 @@ object Benchmark {
         var timedTotal = 0L
         var warmupRuns = 0
         var warmupTotal = 0L
+        var inputFill: List<FillRecord>? = null
         try {
             inputs = engine.inputs()
             outputs = engine.outputs()
             engine.prepareInputs(settings.seed)
+            inputFill = engine.inputFill()
             var t0 = clock.nanos()
             engine.invoke()
             firstNs = clock.nanos() - t0
@@ -136,7 +139,7 @@ object Benchmark {
         return Measured(
             initNs, firstNs, samples, timedTotal / 1e9, inputs, outputs,
             nativeSamplesNs = native, warmupRuns = warmupRuns, warmupNs = warmupTotal,
-            delegation = delegation, memory = memory, conditions = conditions,
+            delegation = delegation, memory = memory, conditions = conditions, inputFill = inputFill,
         )
     }
 

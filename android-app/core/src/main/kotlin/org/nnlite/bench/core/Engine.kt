@@ -7,6 +7,13 @@ package org.nnlite.bench.core
 data class TensorInfo(val shape: List<Int>, val dtype: String, val numBytes: Int, val scale: Float = 0f,
                       val zeroPoint: Int = 0)
 
+/** What one input was filled with (the report's `input_fill`; Python: input_check.fill_record). */
+data class FillRecord(val dtype: String, val scale: Float, val zeroPoint: Int, val elements: Int, val mean: Double,
+                      val std: Double) {
+    fun toMap(): Map<String, Any?> = linkedMapOf("dtype" to dtype, "scale" to scale.toDouble(), "zero_point" to zeroPoint,
+                                                 "elements" to elements, "mean" to mean, "std" to std)
+}
+
 /**
  * A failure at one protocol stage ("load", "allocate", "invoke"). [errorType] is the class name of
  * the underlying exception, or "BenchmarkError" when the protocol itself detected the problem
@@ -46,6 +53,9 @@ interface Engine {
 
     /** Fill preallocated input buffers with the seeded input (untimed, once per run). */
     fun prepareInputs(seed: Long)
+
+    /** What [prepareInputs] fed each input ([InputFill.record] of its buffers); null if it cannot tell. */
+    fun inputFill(): List<FillRecord>? = null
 
     /** Exactly one inference (Interpreter.run on the preallocated buffers): the timed region. */
     fun invoke()

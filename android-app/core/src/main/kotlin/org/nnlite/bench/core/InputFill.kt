@@ -72,6 +72,52 @@ object InputFill {
         }
     }
 
+    /**
+     * What was fed to one input, for the report's `input_fill` (PROTOCOL.md, "Input"): the dtype
+     * and the quantization read from the tensor, and the mean and standard deviation of the values
+     * in [buffer] (integers as they are, float16 decoded). The host checks a quantized input with it.
+     */
+    fun record(buffer: ByteBuffer, info: TensorInfo): FillRecord {
+        val size = DTYPE_SIZES[info.dtype] ?: return FillRecord(info.dtype, info.scale, info.zeroPoint, 0, 0.0, 0.0)
+        val b = buffer.duplicate().order(buffer.order())
+        b.clear()
+        val n = buffer.capacity() / size
+        var sum = 0.0
+        var sumSq = 0.0
+        repeat(n) {
+            val v = when (info.dtype) {
+                "float32" -> b.getFloat().toDouble()
+                "float64" -> b.getDouble()
+                "float16" -> fromHalf(b.getShort())
+                "int8" -> b.get().toDouble()
+                "uint8", "bool" -> (b.get().toInt() and 0xff).toDouble()
+                "int16" -> b.getShort().toDouble()
+                "uint16" -> (b.getShort().toInt() and 0xffff).toDouble()
+                "int32" -> b.getInt().toDouble()
+                "uint32" -> (b.getInt().toLong() and 0xffffffffL).toDouble()
+                else -> b.getLong().toDouble()
+            }
+            sum += v
+            sumSq += v * v
+        }
+        val mean = if (n == 0) 0.0 else sum / n
+        val variance = if (n == 0) 0.0 else maxOf(sumSq / n - mean * mean, 0.0)
+        return FillRecord(info.dtype, info.scale, info.zeroPoint, n, mean, Math.sqrt(variance))
+    }
+
+    /** A float from IEEE 754 binary16 bits. */
+    fun fromHalf(bits: Short): Double {
+        val h = bits.toInt() and 0xffff
+        val sign = if (h and 0x8000 != 0) -1.0 else 1.0
+        val exp = (h ushr 10) and 0x1f
+        val mant = h and 0x3ff
+        return sign * when (exp) {
+            0 -> mant / 1024.0 * Math.pow(2.0, -14.0)
+            31 -> if (mant == 0) Double.POSITIVE_INFINITY else Double.NaN
+            else -> (1 + mant / 1024.0) * Math.pow(2.0, exp - 15.0)
+        }
+    }
+
     /** IEEE 754 binary16 from a float (round to nearest even), for float16 inputs. */
     fun toHalf(f: Float): Short {
         val bits = java.lang.Float.floatToIntBits(f)

@@ -58,6 +58,7 @@ object Report {
         r["timed_seconds"] = m.timedSeconds
         r["input_shapes"] = m.inputs.map { it.shape }
         r["input_dtypes"] = m.inputs.map { it.dtype }
+        m.inputFill?.let { fill -> r["input_fill"] = fill.map { it.toMap() } }
         r["output_shapes"] = m.outputs.map { it.shape }
         r["timing"] = timing(m.nativeSamplesNs != null)
         r["native_stats"] = m.nativeSummary?.toMap()

@@ -54,7 +54,7 @@ class BenchRunnerTest {
         val python = setOf(
             "valid", "error_stage", "error_type", "error_message", "run_id", "model_path", "backend_requested",
             "backend_used", "threads", "warmup", "runs", "min_seconds", "seed", "init_ns", "first_inference_ns",
-            "stats", "samples_ns", "timed_seconds", "input_shapes", "input_dtypes", "output_shapes",
+            "stats", "samples_ns", "timed_seconds", "input_shapes", "input_dtypes", "input_fill", "output_shapes",
             "warmup_seconds", "require_full_delegation", "timing", "native_stats", "native_samples_ns", "warmup_runs",
             "warmup_mean_ns", "delegation", "memory",
         )

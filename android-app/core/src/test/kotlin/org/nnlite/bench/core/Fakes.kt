@@ -59,9 +59,18 @@ class FakeEngine(
 
     override fun outputs() = outputs
 
+    private var filled: List<FillRecord>? = null
+
+    override fun inputFill(): List<FillRecord>? = filled
+
     override fun prepareInputs(seed: Long) {
         calls += "prepare:$seed"
         preparedSeed = seed
+        // Real buffers, filled as the app fills them: the report's input_fill comes from their values.
+        filled = inputs.map { info ->
+            InputFill.allocate(info.numBytes).also { InputFill.fill(it, info.dtype, seed, info.scale, info.zeroPoint) }
+                .let { InputFill.record(it, info) }
+        }
         clock.now += 777_777L // untimed work: must not show up in any sample
     }
 

@@ -34,6 +34,25 @@ class InputFillTest {
     }
 
     @Test
+    fun `the fill record gives the moments of the values fed, with the tensor's parameters`() {
+        val info = TensorInfo(listOf(1, 4000), "int8", 4000, 0.05f, 3)
+        val q = InputFill.allocate(4000).also { InputFill.fill(it, "int8", 7, info.scale, info.zeroPoint) }
+        val r = InputFill.record(q, info)
+        assertEquals(Triple("int8", 0.05f, 3), Triple(r.dtype, r.scale, r.zeroPoint))
+        assertEquals(4000, r.elements)
+        val values = (0 until 4000).map { q.get(it).toDouble() }
+        val mean = values.average()
+        assertEquals(mean, r.mean, 1e-9)
+        assertEquals(Math.sqrt(values.sumOf { (it - mean) * (it - mean) } / 4000), r.std, 1e-6)
+        // A standard normal at scale 0.05: about 20 integer steps per unit, centred on the zero point.
+        assertEquals(3.0, r.mean, 1.5)
+        assertEquals(20.0, r.std, 1.5)
+        assertEquals(0, q.position())
+        val half = InputFill.allocate(4).also { it.putShort(InputFill.toHalf(1.5f)).putShort(InputFill.toHalf(-0.5f)) }
+        assertEquals(0.5, InputFill.record(half, TensorInfo(listOf(2), "float16", 4)).mean, 1e-9)
+    }
+
+    @Test
     fun `fill leaves the buffer position alone`() {
         val b = filled("float32", 64, 3)
         assertEquals(0, b.position())
