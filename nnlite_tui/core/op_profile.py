@@ -9,8 +9,8 @@ version whose event layout was not checked (the events' memory layout differs fr
 header; see _MemoryUsage). The version is recorded so a result says what produced it.
 
 `profile_ops(path, kernel_mode, runs, threads)` returns per node or XNNPACK operator one sample per
-steady run (profile_events.steady_runs), the runs' totals from the runtime's own "Invoke" events,
-and the profiled pass's wall time.
+steady run (profile_events.steady_runs), the runs' totals from the runtime's own "Invoke" events, and
+the profiler's own cost inside those totals (profile_events.profiler_cost_us).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import time
 from dataclasses import dataclass
 from importlib import metadata
 
-from nnlite_tui.core.predict.profile_events import MAX_EVENT_US, STEADY_FACTOR, Event, ProfiledOp, aggregate, \
-    steady_runs
+from nnlite_tui.core.predict.profile_events import MAX_EVENT_US, STEADY_FACTOR, Event, ProfiledOp, median, \
+    aggregate, profiler_cost_us, snapshot_us, steady_runs
 
 __all__ = ["MAX_EVENT_US", "STEADY_FACTOR", "Event", "ProfiledOp", "OpProfile", "ProfilerUnavailable", "ProfileError",
            "aggregate", "load_library", "profile_ops", "steady_runs"]
@@ -80,9 +80,13 @@ class OpProfile:
     kernel_mode: str
     runs: int
     threads: int
-    wall_us: float  # mean wall time of one profiled run, seen from Python
+    wall_us: float  # median wall time of one profiled run, seen from Python
     invoke_us: float  # mean of the runtime's own "Invoke" events: the profiled pass's total per run
     invoke_median_us: float
+    # The profiler's own time inside invoke_us (None: not measurable), and one memory snapshot of it.
+    profiler_us: float | None
+    snapshot_us: float | None
+    plain_wall_us: float  # median wall time of a run of the same model compiled without profiling
     runs_kept: int  # the steady runs the figures come from (see steady_runs)
     ops: list[ProfiledOp]
     library: str
@@ -161,8 +165,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         fn.restype = ctypes.c_int
     for name in ("LiteRtDestroyEnvironment", "LiteRtDestroyModel", "LiteRtDestroyOptions",
                  "LiteRtDestroyCompiledModel", "LiteRtDestroyTensorBuffer"):
-        getattr(lib, name).argtypes = [vp]
-        getattr(lib, name).restype = None
+        getattr(lib, name).argtypes, getattr(lib, name).restype = [vp], None
 
 
 def _check(status: int, what: str) -> None:
@@ -177,7 +180,7 @@ def _toml(kernel_mode: str, threads: int) -> bytes:
 class _Session:
     """One compiled model with profiling on, and its input/output buffers; closes everything it made."""
 
-    def __init__(self, lib: ctypes.CDLL, model_path: str, kernel_mode: str, threads: int):
+    def __init__(self, lib: ctypes.CDLL, model_path: str, kernel_mode: str, threads: int, profiling: bool = True):
         self.lib = lib
         self._libc = ctypes.CDLL(None)
         self._libc.strdup.restype = ctypes.c_void_p
@@ -186,7 +189,7 @@ class _Session:
         self.inputs: list[ctypes.c_void_p] = []
         self.outputs: list[ctypes.c_void_p] = []
         try:
-            self._open(model_path, kernel_mode, threads)
+            self._open(model_path, kernel_mode, threads, profiling)
         except BaseException:
             self.close()
             raise
@@ -200,7 +203,7 @@ class _Session:
                f"LiteRtCreateOpaqueOptions({identifier.decode()})")
         _check(lib.LiteRtAddOpaqueOptions(self.options, opaque), "LiteRtAddOpaqueOptions")
 
-    def _open(self, model_path: str, kernel_mode: str, threads: int) -> None:
+    def _open(self, model_path: str, kernel_mode: str, threads: int, profiling: bool) -> None:
         lib = self.lib
         env, model, options, compiled = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
         _check(lib.LiteRtCreateEnvironment(0, None, ctypes.byref(env)), "LiteRtCreateEnvironment")
@@ -211,7 +214,8 @@ class _Session:
         _check(lib.LiteRtCreateOptions(ctypes.byref(options)), "LiteRtCreateOptions")
         self.options = options
         _check(lib.LiteRtSetOptionsHardwareAccelerators(options, HW_CPU), "LiteRtSetOptionsHardwareAccelerators")
-        self._opaque(RUNTIME_OPTIONS_ID, b"enable_profiling = true\n")
+        if profiling:
+            self._opaque(RUNTIME_OPTIONS_ID, b"enable_profiling = true\n")
         for identifier in CPU_OPTIONS_IDS:
             self._opaque(identifier, _toml(kernel_mode, threads))
         _check(lib.LiteRtCreateCompiledModel(env, model, options, ctypes.byref(compiled)), "LiteRtCreateCompiledModel")
@@ -294,8 +298,14 @@ def _events(lib: ctypes.CDLL, profiler: ctypes.c_void_p) -> list[Event]:
         return []
     events = (_Event * count.value)()
     _check(lib.LiteRtGetProfilerEvents(profiler, count.value, events), "LiteRtGetProfilerEvents")
-    return [Event(bytes(ev.tag or b""), int(ev.event_type), int(ev.elapsed_time_us), int(ev.event_metadata1))
-            for ev in events]
+    return [Event(bytes(ev.tag or b""), int(ev.event_type), int(ev.elapsed_time_us), int(ev.event_metadata1),
+                  int(ev.start_timestamp_us)) for ev in events]
+
+
+def _timed(session: _Session) -> float:
+    t0 = time.perf_counter_ns()
+    session.run()
+    return (time.perf_counter_ns() - t0) / 1e3
 
 
 def profile_ops(model_path: str, kernel_mode: str = "xnnpack", runs: int = 20, warmup: int = 3,
@@ -307,27 +317,36 @@ def profile_ops(model_path: str, kernel_mode: str = "xnnpack", runs: int = 20, w
         raise ProfileError(f"model file not found: {model_path}")
     lib = lib or load_library()
     session = _Session(lib, model_path, kernel_mode, threads)
+    plain: _Session | None = None
     try:
+        plain = _Session(lib, model_path, kernel_mode, threads, profiling=False)
         profiler = session.profiler()
         for _ in range(warmup):
             session.run()
+            plain.run()
+        plain_us, idle_us = [], []
+        for _ in range(runs):  # alternately, so that both see the same load and caches
+            plain_us.append(_timed(plain))
+            idle_us.append(_timed(session))  # the profiler attached but not recording
         _check(lib.LiteRtResetProfiler(profiler), "LiteRtResetProfiler")
         _check(lib.LiteRtStartProfiler(profiler), "LiteRtStartProfiler")
-        t0 = time.perf_counter_ns()
-        for _ in range(runs):
-            session.run()
-        wall_us = (time.perf_counter_ns() - t0) / 1e3 / max(runs, 1)
+        profiled_us = [_timed(session) for _ in range(runs)]
         _check(lib.LiteRtStopProfiler(profiler), "LiteRtStopProfiler")
-        ops, invokes = aggregate(_events(lib, profiler))
+        events = _events(lib, profiler)
     finally:
         session.close()
+        if plain is not None:
+            plain.close()
+    ops, invokes = aggregate(events)
     keep = steady_runs(invokes)
     for op in ops:
         op.samples_us = [op.samples_us[i] for i in keep]
     totals = sorted(invokes[i] for i in keep)
+    wall_us = median(profiled_us)
     return OpProfile(kernel_mode=kernel_mode, runs=runs, threads=threads, wall_us=wall_us,
                      invoke_us=sum(totals) / len(totals) if totals else wall_us,
-                     invoke_median_us=float(totals[len(totals) // 2]) if totals else wall_us, ops=ops,
-                     runs_kept=len(keep),
+                     invoke_median_us=float(totals[len(totals) // 2]) if totals else wall_us,
+                     profiler_us=profiler_cost_us(plain_us, idle_us, events), snapshot_us=snapshot_us(events),
+                     plain_wall_us=median(plain_us), ops=ops, runs_kept=len(keep),
                      library=os.path.basename(getattr(lib, "_name", "") or "libLiteRt.so"),
                      library_version=library_version())

@@ -36,6 +36,10 @@ def test_profile_reports_every_op(small_cnn, mode, kind):
     else:
         assert conv_rows[0]["kernels"][0].startswith("Convolution")
     assert 0 < block["ops_sum_us"] <= block["total_us"] * 1.05
+    # The total is the runtime's Invoke time less the profiler's own, measured cost inside it.
+    assert profile.profiler_us is not None and 0 < profile.snapshot_us <= profile.profiler_us < profile.invoke_us
+    assert block["total_us"] == pytest.approx(block["invoke_us"] - block["profiler_us"], abs=0.01)
+    assert block["unattributed_us"] == pytest.approx(block["total_us"] - block["ops_sum_us"], abs=0.01)
 
 
 def test_missing_symbol_is_a_clear_error_not_a_crash(small_cnn, monkeypatch):
@@ -65,6 +69,23 @@ def test_unchecked_library_version_is_refused_with_its_name(monkeypatch):
     monkeypatch.setattr(op_profile, "library_version", lambda: "9.9.0")
     with pytest.raises(op_profile.ProfilerUnavailable, match="9.9.0 is not a version"):
         op_profile.load_library()
+
+
+def test_profiler_cost_from_event_timestamps_and_idle_runs():
+    from nnlite_tui.core.predict.profile_events import DEFAULT_EVENT, Event, profiler_cost_us, snapshot_us
+
+    def run(start):  # one run: buffer registration, Invoke (one op), buffer sync, as LiteRT records them
+        return [Event(b"LiteRT::Run[buffer registration]", DEFAULT_EVENT, 12, 0, start),
+                Event(b"Invoke", DEFAULT_EVENT, 40, 0, start + 12 + 9),
+                Event(b"Conv", 8, 20, 0, 0),
+                Event(b"LiteRT::Run[Buffer sync]", DEFAULT_EVENT, 9, 0, start + 12 + 9 + 40 + 10)]
+
+    events = run(1000) + run(2000) + run(3000)
+    assert snapshot_us(events) == 9  # the end of the event before Invoke to Invoke's start
+    # idle-profiler runs 3 µs slower than plain ones in their fastest quarter; one preempted run is ignored
+    cost = profiler_cost_us([30, 31, 30, 90], [33, 34, 33, 200], events)
+    assert cost == pytest.approx(9 + 3)
+    assert profiler_cost_us([30], [33], [e for e in events if e.tag != b"LiteRT::Run[buffer registration]"]) is None
 
 
 def test_steady_runs_drop_preempted_ones():
