@@ -35,6 +35,9 @@ TESTED_VERSIONS = ("2.3.",)
 RUNTIME_OPTIONS_ID = b"runtime_options_string"
 CPU_OPTIONS_IDS = (b"cpu_delegate", b"xnnpack")
 HW_CPU = 1
+# Runs with the profiler idle against runs without it (the profiler's cost): at least `runs` pairs,
+# more while they take under PAIR_SECONDS, so a µs-fast model's cost is not one noisy sample.
+PAIR_SECONDS, MAX_PAIRS = 0.25, 400
 # LiteRtRankedTensorType is filled and passed back opaquely; its size varies by build (<= ~80 bytes).
 TENSOR_TYPE_BYTES = 256
 
@@ -325,7 +328,9 @@ def profile_ops(model_path: str, kernel_mode: str = "xnnpack", runs: int = 20, w
             session.run()
             plain.run()
         plain_us, idle_us = [], []
-        for _ in range(runs):  # alternately, so that both see the same load and caches
+        until = time.monotonic() + PAIR_SECONDS
+        # Alternately, so that both see the same load and caches; a fast model gets more pairs.
+        while len(plain_us) < runs or (time.monotonic() < until and len(plain_us) < MAX_PAIRS):
             plain_us.append(_timed(plain))
             idle_us.append(_timed(session))  # the profiler attached but not recording
         _check(lib.LiteRtResetProfiler(profiler), "LiteRtResetProfiler")
