@@ -14,7 +14,7 @@ import re
 import shlex
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -201,14 +201,20 @@ def run_benchmark(link: Link, tflite: str, settings: BenchSettings, run_id: str,
     if protocol == 1:
         adb_extras.check_v1_can_run(settings, link.serial)
     result = _run_once(link, tflite, settings, run_id, timeouts, cancel, protocol)
+    why_no_ops = adb_extras.NO_APP_PROFILER
     if protocol >= 2 and adb_extras.refuses_v2_extras(result):
         # An older app: remember it, and run again with the extras it knows.
         _app_protocol[link.serial] = 1
         adb_extras.check_v1_can_run(settings, link.serial)
         result = _run_once(link, tflite, settings, run_id, timeouts, cancel, 1)
+        why_no_ops = "the installed benchmark app speaks protocol 1, which has no per-op profile"
+    elif settings.profile_ops and adb_extras.refuses_profile_extras(result):
+        # An app built before the profile extras: the timings without the profile.
+        result = _run_once(link, tflite, replace(settings, profile_ops=None), run_id, timeouts, cancel, protocol)
+        why_no_ops = "the installed benchmark app does not take the profile_ops extra; install the current APK"
     else:
         _app_protocol[link.serial] = result.get("protocol_version", protocol)
-    return adb_extras.mark_protocol(result)
+    return adb_extras.check_ops(adb_extras.mark_protocol(result), settings, link.serial, why_no_ops)
 
 
 def _run_once(link: Link, tflite: str, settings: BenchSettings, run_id: str, timeouts: Timeouts,
