@@ -6,6 +6,9 @@ app that gives no profile, or does not know the extras, is answered with a block
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -16,6 +19,7 @@ from nnlite_tui.core.devices import adb_app, adb_extras
 from nnlite_tui.core.devices.adb_app import Timeouts
 from nnlite_tui.core.devices.adb_link import Link
 from nnlite_tui.core.devices.base import DeviceError
+from nnlite_tui.core.predict.table import load_table
 from nnlite_tui.core.tflite_graph import read_graph
 
 SCHEMA = Path(__file__).resolve().parents[2] / "android-app" / "protocol" / "report.schema.json"
@@ -87,3 +91,25 @@ def test_a_bad_profile_request_is_refused_before_launching(sim_device_factory, t
     with pytest.raises(DeviceError, match="profile_runs must be in 1"):
         host_run(sim, tiny_tflite, test_apk, profile_ops="xnnpack", profile_runs=0)
     assert sim.app.launches == 0
+
+
+@pytest.mark.slow
+def test_nnlite_run_stores_the_devices_ops_block_as_the_hosts(sim_device_factory, tmp_path):
+    """`nnlite run --profile-ops` on a simulated device: the report's benchmark has the ops block where
+    the host device puts its own, and `nnlite predict` can build its table from it."""
+    repo = Path(__file__).resolve().parents[2]
+    sim = sim_device_factory(with_app=True)
+    env = {**{k: v for k, v in os.environ.items() if k != "NNLITE_APK"}, "PYTHONPATH": str(repo)}
+    out = tmp_path / "run"
+    run = subprocess.run([sys.executable, "-m", "nnlite_tui", "run", "sample_models", "--device", sim.serial,
+                          "--out", str(out), "--include", "mnist_lenet", "--headless", "--runs", "5",
+                          "--min-seconds", "0.2", "--warmup", "1", "--profile-ops"],
+                         cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    report = json.loads((out / "reports" / f"mnist_lenet__{sim.serial}__xnnpack.json").read_text())
+    block = report["benchmark"]["ops"]
+    assert report["valid"] and report["benchmark"]["simulated"] is True
+    assert "error" not in block and block["kernel_mode"] == "xnnpack" and block["schema_version"] == 2
+    graph = read_graph(str(out / "tflite" / "mnist_lenet.tflite"))
+    assert [row["type"] for row in block["ops"]] == [op.type for op in graph.ops] and block["ops_sum_us"] > 0
+    assert load_table([out]).models == 1
