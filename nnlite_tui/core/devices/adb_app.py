@@ -44,7 +44,7 @@ class Timeouts:
     shell_s: float = 30.0  # any one adb shell call
     launch_s: float = 30.0  # `am start -W` returns once the activity is displayed
     install_s: float = 180.0
-    report_base_s: float = 60.0  # load + first inference + warm-up, on top of max_seconds
+    report_base_s: float = 60.0  # load + first inference + warm-up (and each profiled pass), on top of max_seconds
     report_s: float | None = None  # fixed report deadline (tests); None: base + 1.25 * max_seconds
     poll_s: float = 0.25
     logcat_every_s: float = 1.5
@@ -63,7 +63,10 @@ class Timeouts:
         return out
 
     def report_deadline(self, settings: BenchSettings) -> float:
-        return self.report_s if self.report_s is not None else self.report_base_s + 1.25 * settings.max_seconds
+        if self.report_s is not None:
+            return self.report_s
+        # A per-op profile (section 9e) is a separate pass after the timed runs, per kernel mode.
+        return (1 + len(adb_extras.profile_modes(settings))) * self.report_base_s + 1.25 * settings.max_seconds
 
 
 # ----- the APK -----
