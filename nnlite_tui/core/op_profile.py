@@ -23,6 +23,7 @@ from importlib import metadata
 
 from nnlite_tui.core.predict.profile_events import MAX_EVENT_US, STEADY_FACTOR, Event, ProfiledOp, median, \
     aggregate, profiler_cost_us, snapshot_us, steady_runs
+from nnlite_tui.core.predict.profiler_calibration import calibrate
 
 __all__ = ["MAX_EVENT_US", "STEADY_FACTOR", "Event", "ProfiledOp", "OpProfile", "ProfilerUnavailable", "ProfileError",
            "aggregate", "load_library", "profile_ops", "steady_runs"]
@@ -35,9 +36,6 @@ TESTED_VERSIONS = ("2.3.",)
 RUNTIME_OPTIONS_ID = b"runtime_options_string"
 CPU_OPTIONS_IDS = (b"cpu_delegate", b"xnnpack")
 HW_CPU = 1
-# Runs with the profiler idle against runs without it (the profiler's cost): at least `runs` pairs,
-# more while they take under PAIR_SECONDS, so a µs-fast model's cost is not one noisy sample.
-PAIR_SECONDS, MAX_PAIRS = 0.25, 400
 # LiteRtRankedTensorType is filled and passed back opaquely; its size varies by build (<= ~80 bytes).
 TENSOR_TYPE_BYTES = 256
 
@@ -86,10 +84,11 @@ class OpProfile:
     wall_us: float  # median wall time of one profiled run, seen from Python
     invoke_us: float  # mean of the runtime's own "Invoke" events: the profiled pass's total per run
     invoke_median_us: float
-    # The profiler's own time inside invoke_us (None: not measurable), and one memory snapshot of it.
+    # The profiler's own time inside invoke_us (None: not measurable): one memory snapshot, and the
+    # per-op collection (profiler_calibration) for this many op events per run.
     profiler_us: float | None
     snapshot_us: float | None
-    plain_wall_us: float  # median wall time of a run of the same model compiled without profiling
+    collection_us: float
     runs_kept: int  # the steady runs the figures come from (see steady_runs)
     ops: list[ProfiledOp]
     library: str
@@ -184,6 +183,7 @@ class _Session:
     """One compiled model with profiling on, and its input/output buffers; closes everything it made."""
 
     def __init__(self, lib: ctypes.CDLL, model_path: str, kernel_mode: str, threads: int, profiling: bool = True):
+        # profiling=False: the same compiled model without a profiler (profiler_calibration).
         self.lib = lib
         self._libc = ctypes.CDLL(None)
         self._libc.strdup.restype = ctypes.c_void_p
@@ -319,20 +319,12 @@ def profile_ops(model_path: str, kernel_mode: str = "xnnpack", runs: int = 20, w
     if not os.path.isfile(model_path):
         raise ProfileError(f"model file not found: {model_path}")
     lib = lib or load_library()
+    collection = calibrate(lib, kernel_mode, threads)
     session = _Session(lib, model_path, kernel_mode, threads)
-    plain: _Session | None = None
     try:
-        plain = _Session(lib, model_path, kernel_mode, threads, profiling=False)
         profiler = session.profiler()
         for _ in range(warmup):
             session.run()
-            plain.run()
-        plain_us, idle_us = [], []
-        until = time.monotonic() + PAIR_SECONDS
-        # Alternately, so that both see the same load and caches; a fast model gets more pairs.
-        while len(plain_us) < runs or (time.monotonic() < until and len(plain_us) < MAX_PAIRS):
-            plain_us.append(_timed(plain))
-            idle_us.append(_timed(session))  # the profiler attached but not recording
         _check(lib.LiteRtResetProfiler(profiler), "LiteRtResetProfiler")
         _check(lib.LiteRtStartProfiler(profiler), "LiteRtStartProfiler")
         profiled_us = [_timed(session) for _ in range(runs)]
@@ -340,18 +332,17 @@ def profile_ops(model_path: str, kernel_mode: str = "xnnpack", runs: int = 20, w
         events = _events(lib, profiler)
     finally:
         session.close()
-        if plain is not None:
-            plain.close()
     ops, invokes = aggregate(events)
     keep = steady_runs(invokes)
     for op in ops:
         op.samples_us = [op.samples_us[i] for i in keep]
     totals = sorted(invokes[i] for i in keep)
     wall_us = median(profiled_us)
+    snapshot = snapshot_us(events)
     return OpProfile(kernel_mode=kernel_mode, runs=runs, threads=threads, wall_us=wall_us,
                      invoke_us=sum(totals) / len(totals) if totals else wall_us,
                      invoke_median_us=float(totals[len(totals) // 2]) if totals else wall_us,
-                     profiler_us=profiler_cost_us(plain_us, idle_us, events), snapshot_us=snapshot_us(events),
-                     plain_wall_us=median(plain_us), ops=ops, runs_kept=len(keep),
+                     profiler_us=profiler_cost_us(snapshot, collection.cost_us(len(ops))), snapshot_us=snapshot,
+                     collection_us=collection.cost_us(len(ops)), ops=ops, runs_kept=len(keep),
                      library=os.path.basename(getattr(lib, "_name", "") or "libLiteRt.so"),
                      library_version=library_version())

@@ -38,6 +38,7 @@ def test_profile_reports_every_op(small_cnn, mode, kind):
     assert 0 < block["ops_sum_us"] <= block["total_us"] * 1.05
     # The total is the runtime's Invoke time less the profiler's own, measured cost inside it.
     assert profile.profiler_us is not None and 0 < profile.snapshot_us <= profile.profiler_us < profile.invoke_us
+    assert profile.profiler_us == pytest.approx(profile.snapshot_us + profile.collection_us)
     assert block["total_us"] == pytest.approx(block["invoke_us"] - block["profiler_us"], abs=0.01)
     assert block["unattributed_us"] == pytest.approx(block["total_us"] - block["ops_sum_us"], abs=0.01)
 
@@ -71,7 +72,7 @@ def test_unchecked_library_version_is_refused_with_its_name(monkeypatch):
         op_profile.load_library()
 
 
-def test_profiler_cost_from_event_timestamps_and_idle_runs():
+def test_profiler_snapshot_is_timed_from_the_events():
     from nnlite_tui.core.predict.profile_events import DEFAULT_EVENT, Event, profiler_cost_us, snapshot_us
 
     def run(start):  # one run: buffer registration, Invoke (one op), buffer sync, as LiteRT records them
@@ -82,10 +83,26 @@ def test_profiler_cost_from_event_timestamps_and_idle_runs():
 
     events = run(1000) + run(2000) + run(3000)
     assert snapshot_us(events) == 9  # the end of the event before Invoke to Invoke's start
-    # idle-profiler runs 3 µs slower than plain ones in their fastest quarter; one preempted run is ignored
-    cost = profiler_cost_us([30, 31, 30, 90], [33, 34, 33, 200], events)
-    assert cost == pytest.approx(9 + 3)
-    assert profiler_cost_us([30], [33], [e for e in events if e.tag != b"LiteRT::Run[buffer registration]"]) is None
+    assert profiler_cost_us(snapshot_us(events), 3.0) == 12.0
+    # Without the event just before Invoke in the same run there is nothing to time it by.
+    assert snapshot_us([e for e in events if e.tag != b"LiteRT::Run[buffer registration]"]) is None
+
+
+def test_collection_cost_is_measured_on_generated_op_chains(tmp_path):
+    from nnlite_tui.core.predict import profiler_calibration as calibration
+
+    path = tmp_path / "chain.tflite"
+    calibration.chain_model(str(path), 12)
+    assert [op.type for op in read_graph(str(path)).ops] == ["ADD"] * 12
+    profile = op_profile.profile_ops(str(path), runs=3, warmup=1)
+    assert len(profile.ops) == 12 and all(op.kind == "delegate_op" for op in profile.ops)
+    lib = op_profile.load_library()
+    xnn, builtin = calibration.calibrate(lib, "xnnpack", 1), calibration.calibrate(lib, "builtin", 1)
+    assert calibration.calibrate(lib, "xnnpack", 1) is xnn  # once per process
+    # XNNPACK hands every operator's name and time to the attached profiler; builtin kernels' idle
+    # events return at once.
+    assert xnn.per_op_us > builtin.per_op_us >= 0 and xnn.fixed_us >= 0
+    assert xnn.cost_us(100) == xnn.fixed_us + 100 * xnn.per_op_us
 
 
 def test_steady_runs_drop_preempted_ones():

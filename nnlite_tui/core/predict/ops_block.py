@@ -152,6 +152,6 @@ def build_ops_block(graph: Graph, profile: OpProfile, total_us: float | None = N
             "rounding_bound_us": len(profile.ops),
             "invoke_us": round(profile.invoke_us, 3), "total_median_us": round(profile.invoke_median_us, 3),
             "profiler_us": None if profile.profiler_us is None else round(profile.profiler_us, 3),
-            "profiler_snapshot_us": profile.snapshot_us, "plain_wall_us": round(profile.plain_wall_us, 3),
+            "profiler_snapshot_us": profile.snapshot_us, "profiler_collection_us": round(profile.collection_us, 3),
             "wall_us": round(profile.wall_us, 3), "flops": graph.flops, "bytes_moved": graph.bytes_moved,
             "library": profile.library, "library_version": profile.library_version, "ops": rows}

@@ -32,6 +32,7 @@ class ProfiledOp:
     tag: str  # builtin op name ("CONV_2D") or XNNPACK operator ("Convolution (NHWC, F32) IGEMM")
     kind: str  # "node" or "delegate_op"
     samples_us: list[int] = field(default_factory=list)
+    partition: int = 0  # delegate ops: which of the run's delegate partitions, in run order
 
     @property
     def avg_us(self) -> float:
@@ -44,12 +45,17 @@ class ProfiledOp:
 
 def aggregate(events: list[Event]) -> tuple[list[ProfiledOp], list[int]]:
     """Per node (or delegate operator) one sample per run, in first-seen order (the run order), and
-    each run's total from the runtime's "Invoke" event, which opens the run's events."""
-    ops: dict[tuple[str, int], ProfiledOp] = {}
+    each run's total from the runtime's "Invoke" event, which opens the run's events.
+
+    Each delegate partition (a graph XNNPACK split in two around an op it does not take) numbers its
+    operators from 0, so an operator index that does not grow within a run starts the next partition."""
+    ops: dict[tuple[str, int, int], ProfiledOp] = {}
     invokes: list[int] = []
+    partition, last_index = 0, -1
     for ev in events:
         if ev.tag == b"Invoke" and ev.event_type == DEFAULT_EVENT:
             invokes.append(int(ev.elapsed_time_us))
+            partition, last_index = 0, -1
             continue
         if ev.event_type == OPERATOR_INVOKE_EVENT:
             kind = "node"
@@ -59,9 +65,15 @@ def aggregate(events: list[Event]) -> tuple[list[ProfiledOp], list[int]]:
             continue
         if not invokes:
             continue  # an op event before any run began: not from the profiled runs
-        key = (kind, int(ev.event_metadata1))
+        index = int(ev.event_metadata1)
+        if kind == "delegate_op":
+            if index <= last_index:
+                partition += 1
+            last_index = index
+        key = (kind, partition if kind == "delegate_op" else 0, index)
         tag = (ev.tag or b"").decode(errors="replace")
-        op = ops.setdefault(key, ProfiledOp(index=int(ev.event_metadata1), tag=tag, kind=kind))
+        op = ops.setdefault(key, ProfiledOp(index=index, tag=tag, kind=kind,
+                                            partition=partition if kind == "delegate_op" else 0))
         op.samples_us.extend([0] * (len(invokes) - 1 - len(op.samples_us)))  # align to the run
         if len(op.samples_us) < len(invokes):
             op.samples_us.append(int(ev.elapsed_time_us))
@@ -94,7 +106,7 @@ def median(values: list[float]) -> float:
     return float(ordered[mid]) if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
-def _fastest_quarter(values: list[float]) -> float:
+def fastest_quarter(values: list[float]) -> float:
     count = max(1, len(values) // 4)
     return sum(sorted(values)[:count]) / count
 
@@ -122,18 +134,9 @@ def snapshot_us(events: list[Event]) -> float | None:
     return median(gaps) if gaps else None
 
 
-def profiler_cost_us(plain_us: list[float], idle_us: list[float], events: list[Event]) -> float | None:
-    """The profiler's own time inside one run's "Invoke" event, measured, or None.
-
-    Two parts. The memory snapshot taken when "Invoke" begins (snapshot_us). And the per-operator
-    collection: with a profiler attached, XNNPACK reads a clock after every operator and, after the
-    run, the delegate fetches the operators' names and times and hands one event per operator to the
-    profiler. That happens whether or not the profiler records, so it is the difference between the
-    same model's runs with the profiler attached but stopped (idle_us) and compiled without one
-    (plain_us), run alternately; their fastest quarters are compared, the runs the scheduler left
-    alone (on a shared host a preempted run differs by far more than the profiler costs). Storing the
-    events while recording (a tag copy per event) is not included: it stays in the unattributed rest."""
-    snapshot = snapshot_us(events)
-    if snapshot is None or not plain_us or not idle_us:
-        return None
-    return snapshot + max(_fastest_quarter(idle_us) - _fastest_quarter(plain_us), 0.0)
+def profiler_cost_us(snapshot: float | None, collection_us: float) -> float | None:
+    """The profiler's own time inside one run's "Invoke" event: the memory snapshot taken when
+    "Invoke" begins (snapshot_us, from this pass's timestamps) and the per-op collection
+    (profiler_calibration, for this pass's op events). None when the snapshot cannot be timed.
+    Storing each event while recording (a copy of its tag) is not included: it stays in the rest."""
+    return None if snapshot is None else snapshot + collection_us
