@@ -105,6 +105,20 @@ def test_collection_cost_is_measured_on_generated_op_chains(tmp_path):
     assert xnn.cost_us(100) == xnn.fixed_us + 100 * xnn.per_op_us
 
 
+def test_each_delegate_partition_keeps_its_own_operators():
+    from nnlite_tui.core.predict.profile_events import DEFAULT_EVENT, Event, aggregate
+
+    # XNNPACK took the graph in two partitions around a builtin node; each numbers its operators from 0.
+    run = [Event(b"Invoke", DEFAULT_EVENT, 100, 0), Event(b"Convolution", 8, 40, 0), Event(b"Max Pooling", 8, 5, 1),
+           Event(b"GATHER_ND", 2, 7, 3), Event(b"Fully Connected", 8, 30, 0), Event(b"Fully Connected", 8, 9, 1)]
+    ops, invokes = aggregate(run + run)
+    assert invokes == [100, 100]
+    assert [(op.kind, op.partition, op.index, op.tag, op.samples_us) for op in ops] == [
+        ("delegate_op", 0, 0, "Convolution", [40, 40]), ("delegate_op", 0, 1, "Max Pooling", [5, 5]),
+        ("node", 0, 3, "GATHER_ND", [7, 7]), ("delegate_op", 1, 0, "Fully Connected", [30, 30]),
+        ("delegate_op", 1, 1, "Fully Connected", [9, 9])]
+
+
 def test_steady_runs_drop_preempted_ones():
     assert op_profile.steady_runs([100, 104, 900, 98, op_profile.MAX_EVENT_US + 1]) == [0, 1, 3]
 
