@@ -136,7 +136,7 @@ def snapshot_us(events: list[Event]) -> float | None:
 
 def profiler_cost_us(snapshot: float | None, collection_us: float) -> float | None:
     """The profiler's own time inside one run's "Invoke" event: the memory snapshot taken when
-    "Invoke" begins (snapshot_us, from this pass's timestamps) and the per-op collection
-    (profiler_calibration, for this pass's op events). None when the snapshot cannot be timed.
-    Storing each event while recording (a copy of its tag) is not included: it stays in the rest."""
+    "Invoke" begins (snapshot_us, from this pass's timestamps) and the per-op collection and storing
+    of the events (profiler_calibration, for this pass's op events). None when the snapshot cannot
+    be timed."""
     return None if snapshot is None else snapshot + collection_us

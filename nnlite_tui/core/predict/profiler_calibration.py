@@ -1,13 +1,15 @@
-"""The profiler's per-op collection cost, measured on models where it is the only thing to measure.
+"""The profiler's per-op cost, measured on models where it is the only thing to measure.
 
 With a profiler attached, every run pays, per op event, for XNNPACK's clock reads and for handing
 the operator's name and time to the profiler (or, for builtin kernels, for the profiler's scoped
-event), whether or not the profiler records. On a model whose runs take milliseconds that cost (a
-fraction of a µs per op) is far below the difference between two compiled instances of the model,
-so it is measured here on two generated models that do almost nothing else: chains of 8 and 256
-ADDs of a 16-float tensor, each run alternately with the profiler attached but idle and compiled
-without one. The difference per run, against the number of ops, is a fixed cost plus a cost per op
-event; both are properties of this library on this host, measured once per process and kernel mode.
+event), whether or not the profiler records, and, while it records, for storing the event (a copy
+of its tag). On a model whose runs take milliseconds that cost (a fraction of a µs per op) is far
+below the difference between two compiled instances of the model, so it is measured here on two
+generated models that do almost nothing else: chains of 8 and 256 ADDs of a 16-float tensor, each
+run in turn compiled without a profiler, with one attached but idle, and with one recording. The
+differences per run, against the number of ops, give a fixed cost and a cost per op event; both
+are properties of this library on this host, measured once per process and kernel mode. ADD's
+XNNPACK name is short ("Add (ND)"): a longer operator name costs a little more to copy.
 """
 
 from __future__ import annotations
@@ -18,14 +20,15 @@ import time
 from dataclasses import dataclass
 
 SMALL_OPS, LARGE_OPS = 8, 256
-PAIRS, SECONDS = 400, 0.3
+PAIRS, SECONDS = 600, 0.4
 _measured: dict[tuple[str, int], Calibration] = {}
 
 
 @dataclass(frozen=True)
 class Calibration:
     fixed_us: float  # per run
-    per_op_us: float  # per op event of the run
+    per_op_us: float  # per op event of the run, recording: collection and storing the event
+    collection_per_op_us: float = 0.0  # the collection part alone (what an idle profiler costs)
 
     def cost_us(self, op_events: int) -> float:
         return self.fixed_us + self.per_op_us * op_events
@@ -69,31 +72,39 @@ def chain_model(path: str, ops: int) -> None:
         f.write(builder.Output())
 
 
-def _idle_minus_plain(lib, path: str, kernel_mode: str, threads: int) -> float:
-    from nnlite_tui.core.op_profile import _Session, _timed
+def _added_costs(lib, path: str, kernel_mode: str, threads: int) -> tuple[float, float]:
+    """What an idle and a recording profiler add to a run of the model at `path`, µs."""
+    from nnlite_tui.core.op_profile import _check, _Session, _timed
     from nnlite_tui.core.predict.profile_events import fastest_quarter
 
-    idle, plain = _Session(lib, path, kernel_mode, threads), None
+    sessions: list = []
     try:
-        plain = _Session(lib, path, kernel_mode, threads, profiling=False)
-        idle.profiler()  # attached, never started
+        for profiling in (False, True, True):  # none, attached but idle, recording
+            sessions.append(_Session(lib, path, kernel_mode, threads, profiling=profiling))
+        plain, idle, recording = sessions
+        idle.profiler()
+        profiler = recording.profiler()
         for _ in range(20):
-            idle.run()
-            plain.run()
-        plain_us, idle_us = [], []
+            for session in sessions:
+                session.run()
+        plain_us, idle_us, recording_us = [], [], []
         until = time.monotonic() + SECONDS
         while len(plain_us) < PAIRS and time.monotonic() < until:
             plain_us.append(_timed(plain))
             idle_us.append(_timed(idle))
+            # Started afresh before every run: a full profile buffer would stop recording.
+            _check(lib.LiteRtStartProfiler(profiler), "LiteRtStartProfiler")
+            recording_us.append(_timed(recording))
+        _check(lib.LiteRtStopProfiler(profiler), "LiteRtStopProfiler")
     finally:
-        idle.close()
-        if plain is not None:
-            plain.close()
-    return fastest_quarter(idle_us) - fastest_quarter(plain_us)
+        for session in sessions:
+            session.close()
+    base = fastest_quarter(plain_us)
+    return fastest_quarter(idle_us) - base, fastest_quarter(recording_us) - base
 
 
 def calibrate(lib, kernel_mode: str, threads: int) -> Calibration:
-    """The collection cost for this kernel mode and thread count (measured once per process)."""
+    """The per-op cost for this kernel mode and thread count (measured once per process)."""
     key = (kernel_mode, threads)
     if key not in _measured:
         with tempfile.TemporaryDirectory(prefix="nnlite-calib-") as tmp:
@@ -101,7 +112,13 @@ def calibrate(lib, kernel_mode: str, threads: int) -> Calibration:
             for ops in (SMALL_OPS, LARGE_OPS):
                 path = os.path.join(tmp, f"chain{ops}.tflite")
                 chain_model(path, ops)
-                costs.append(_idle_minus_plain(lib, path, kernel_mode, threads))
-        per_op = max((costs[1] - costs[0]) / (LARGE_OPS - SMALL_OPS), 0.0)
-        _measured[key] = Calibration(fixed_us=max(costs[0] - per_op * SMALL_OPS, 0.0), per_op_us=per_op)
+                costs.append(_added_costs(lib, path, kernel_mode, threads))
+        (idle_small, recording_small), (idle_large, recording_large) = costs
+        # Per op: the recording profiler's slope (collection and storage: the memory snapshots of the
+        # run's DEFAULT events are the same for both chains and drop out). Per run: the idle
+        # profiler's intercept (the snapshots are not in it; the profile's own timestamps give them).
+        per_op = max((recording_large - recording_small) / (LARGE_OPS - SMALL_OPS), 0.0)
+        idle_per_op = max((idle_large - idle_small) / (LARGE_OPS - SMALL_OPS), 0.0)
+        _measured[key] = Calibration(fixed_us=max(idle_small - idle_per_op * SMALL_OPS, 0.0), per_op_us=per_op,
+                                     collection_per_op_us=idle_per_op)
     return _measured[key]
