@@ -35,7 +35,7 @@ def test_profile_reports_every_op(small_cnn, mode, kind):
         assert conv_rows[0]["kernels"] == ["builtin"]
     else:
         assert conv_rows[0]["kernels"][0].startswith("Convolution")
-    assert 0 < block["ops_sum_us"] <= block["total_us"] * 1.05
+    assert 0 < block["ops_sum_us"] <= block["total_us"] * 1.05 + 2  # the profiler cost is known to about a µs
     # The total is the runtime's Invoke time less the profiler's own, measured cost inside it.
     assert profile.profiler_us is not None and 0 < profile.snapshot_us <= profile.profiler_us < profile.invoke_us
     assert profile.profiler_us == pytest.approx(profile.snapshot_us + profile.collection_us)

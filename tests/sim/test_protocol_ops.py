@@ -50,7 +50,9 @@ def test_the_simulated_app_profiles_after_the_timed_runs(sim_device_factory, tin
         block = r[key]
         assert "error" not in block and block["kernel_mode"] == mode and block["runs"] == 5
         assert [row["type"] for row in block["ops"]] == [op.type for op in graph.ops]
-        assert 0 < block["ops_sum_us"] <= block["total_us"] * 1.05
+        # The profiler's cost taken out of the total is measured to about a µs: on a µs-sized model
+        # that is more than 5%.
+        assert 0 < block["ops_sum_us"] <= block["total_us"] * 1.05 + 2
         assert block["total_us"] == pytest.approx(block["invoke_us"] - block["profiler_us"], abs=0.01)
     assert any(row["median_us"] > 0 for row in r["ops"]["ops"])
 
@@ -103,7 +105,7 @@ def test_nnlite_run_stores_the_devices_ops_block_as_the_hosts(sim_device_factory
     out = tmp_path / "run"
     run = subprocess.run([sys.executable, "-m", "nnlite_tui", "run", "sample_models", "--device", sim.serial,
                           "--out", str(out), "--include", "mnist_lenet", "--headless", "--runs", "5",
-                          "--min-seconds", "0.2", "--warmup", "1", "--profile-ops"],
+                          "--min-seconds", "0.2", "--warmup", "1", "--profile-ops", "--keep-tflite", "all"],
                          cwd=repo, env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     report = json.loads((out / "reports" / f"mnist_lenet__{sim.serial}__xnnpack.json").read_text())
