@@ -85,7 +85,7 @@ class OpProfile:
     invoke_us: float  # mean of the runtime's own "Invoke" events: the profiled pass's total per run
     invoke_median_us: float
     # The profiler's own time inside invoke_us (None: not measurable): one memory snapshot, and the
-    # per-op collection (profiler_calibration) for this many op events per run.
+    # per-op collection and storing of events (profiler_calibration) for this many op events per run.
     profiler_us: float | None
     snapshot_us: float | None
     collection_us: float
