@@ -82,7 +82,8 @@ def main() -> int:
     common = [args.root, "--max-params", str(args.max_params), "--runs", str(args.runs)]
     if args.limit:
         common += ["--limit", str(args.limit)]
-    nnlite(*common, "--profile-ops", "xnnpack", "--out", str(work / "profiled"))
+    # The test models are predicted from their .tflite files: the run directory keeps them all.
+    nnlite(*common, "--profile-ops", "xnnpack", "--keep-tflite", "all", "--out", str(work / "profiled"))
     reports = {r["model_name"]: r for r in load_reports(work / "profiled") if r.get("valid")}
     names = sorted(n for n, r in reports.items() if ops_blocks(r, "xnnpack") and not ops_blocks(r)[0].get("error"))
     key = family_of if args.split == "family" else (lambda n: n)

@@ -44,8 +44,9 @@ def profile_mode(choice: str | None, backend: str) -> str | None:
 @click.option("--backend", type=click.Choice(["xnnpack", "cpu", "gpu", "nnapi"]), default="xnnpack",
               show_default=True, help="Delegate; the report says which one actually ran.")
 @click.option("--profile-ops", type=click.Choice(["auto", "xnnpack", "builtin", "both"]), is_flag=False,
-              flag_value="auto", default=None, help="After the timed runs, a separate profiled pass on the host "
-              "records per-op times (auto: the benchmark's kernels) into the report's ops block.")
+              flag_value="auto", default=None, help="After the timed runs, a separate profiled pass records per-op "
+              "times (auto: the benchmark's kernels) into the report's ops block (on adb devices where "
+              "the app can: android-app/PROTOCOL.md section 9e).")
 @click.option("--max-attempts", type=click.IntRange(min=1), default=3, show_default=True,
               help="Attempts per model for transient faults (timeouts, crashes, device faults).")
 @click.option("--cooldown", "cooldown_s", type=click.FloatRange(min=0), default=10.0, show_default=True,
@@ -93,9 +94,6 @@ def run(**kw) -> None:
                               profile_ops=profile_mode(kw["profile_ops"], kw["backend"]))
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    if bench.profile_ops and any(d != "host" for d in kw["devices"]):
-        click.echo("warning: --profile-ops profiles host benchmarks only; other devices' reports have no ops "
-                   "block", err=True)
     headless = kw["headless"] or not sys.stdout.isatty()
     cfg = RunConfig(sources=list(kw["sources"]), out=Path(kw["out"]), devices=list(kw["devices"]), bench=bench,
                     convert=convert_options_from(kw), in_shape=kw["in_shape"], num_classes=kw["num_classes"],

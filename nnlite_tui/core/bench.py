@@ -27,7 +27,8 @@ BACKENDS = ("xnnpack", "cpu", "gpu", "nnapi")
 # What LiteRT in Python can run on a host CPU; other requests fall back, and the result says so.
 HOST_BACKENDS = ("xnnpack", "cpu")
 PROFILE_MODES = (None, "xnnpack", "builtin", "both")
-# Settings of the host's own profiled pass; not part of the device protocol (android-app/PROTOCOL.md).
+# Settings of the profiled pass: optional extras of the device protocol, not settings of the app's
+# benchmark (android-app/PROTOCOL.md, section 9e).
 HOST_ONLY_SETTINGS = ("profile_ops", "profile_runs")
 
 

@@ -9,8 +9,8 @@ version whose event layout was not checked (the events' memory layout differs fr
 header; see _MemoryUsage). The version is recorded so a result says what produced it.
 
 `profile_ops(path, kernel_mode, runs, threads)` returns per node or XNNPACK operator one sample per
-steady run (profile_events.steady_runs), the runs' totals from the runtime's own "Invoke" events,
-and the profiled pass's wall time.
+steady run (profile_events.steady_runs), the runs' totals from the runtime's own "Invoke" events, and
+the profiler's own cost inside those totals (profile_events.profiler_cost_us).
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ import time
 from dataclasses import dataclass
 from importlib import metadata
 
-from nnlite_tui.core.predict.profile_events import MAX_EVENT_US, STEADY_FACTOR, Event, ProfiledOp, aggregate, \
-    steady_runs
+from nnlite_tui.core.predict.profile_events import MAX_EVENT_US, STEADY_FACTOR, Event, ProfiledOp, median, \
+    aggregate, profiler_cost_us, snapshot_us, steady_runs
+from nnlite_tui.core.predict.profiler_calibration import calibrate
 
 __all__ = ["MAX_EVENT_US", "STEADY_FACTOR", "Event", "ProfiledOp", "OpProfile", "ProfilerUnavailable", "ProfileError",
            "aggregate", "load_library", "profile_ops", "steady_runs"]
@@ -80,9 +81,14 @@ class OpProfile:
     kernel_mode: str
     runs: int
     threads: int
-    wall_us: float  # mean wall time of one profiled run, seen from Python
+    wall_us: float  # median wall time of one profiled run, seen from Python
     invoke_us: float  # mean of the runtime's own "Invoke" events: the profiled pass's total per run
     invoke_median_us: float
+    # The profiler's own time inside invoke_us (None: not measurable): one memory snapshot, and the
+    # per-op collection and storing of events (profiler_calibration) for this many op events per run.
+    profiler_us: float | None
+    snapshot_us: float | None
+    collection_us: float
     runs_kept: int  # the steady runs the figures come from (see steady_runs)
     ops: list[ProfiledOp]
     library: str
@@ -161,8 +167,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         fn.restype = ctypes.c_int
     for name in ("LiteRtDestroyEnvironment", "LiteRtDestroyModel", "LiteRtDestroyOptions",
                  "LiteRtDestroyCompiledModel", "LiteRtDestroyTensorBuffer"):
-        getattr(lib, name).argtypes = [vp]
-        getattr(lib, name).restype = None
+        getattr(lib, name).argtypes, getattr(lib, name).restype = [vp], None
 
 
 def _check(status: int, what: str) -> None:
@@ -177,7 +182,8 @@ def _toml(kernel_mode: str, threads: int) -> bytes:
 class _Session:
     """One compiled model with profiling on, and its input/output buffers; closes everything it made."""
 
-    def __init__(self, lib: ctypes.CDLL, model_path: str, kernel_mode: str, threads: int):
+    def __init__(self, lib: ctypes.CDLL, model_path: str, kernel_mode: str, threads: int, profiling: bool = True):
+        # profiling=False: the same compiled model without a profiler (profiler_calibration).
         self.lib = lib
         self._libc = ctypes.CDLL(None)
         self._libc.strdup.restype = ctypes.c_void_p
@@ -186,7 +192,7 @@ class _Session:
         self.inputs: list[ctypes.c_void_p] = []
         self.outputs: list[ctypes.c_void_p] = []
         try:
-            self._open(model_path, kernel_mode, threads)
+            self._open(model_path, kernel_mode, threads, profiling)
         except BaseException:
             self.close()
             raise
@@ -200,7 +206,7 @@ class _Session:
                f"LiteRtCreateOpaqueOptions({identifier.decode()})")
         _check(lib.LiteRtAddOpaqueOptions(self.options, opaque), "LiteRtAddOpaqueOptions")
 
-    def _open(self, model_path: str, kernel_mode: str, threads: int) -> None:
+    def _open(self, model_path: str, kernel_mode: str, threads: int, profiling: bool) -> None:
         lib = self.lib
         env, model, options, compiled = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
         _check(lib.LiteRtCreateEnvironment(0, None, ctypes.byref(env)), "LiteRtCreateEnvironment")
@@ -211,7 +217,8 @@ class _Session:
         _check(lib.LiteRtCreateOptions(ctypes.byref(options)), "LiteRtCreateOptions")
         self.options = options
         _check(lib.LiteRtSetOptionsHardwareAccelerators(options, HW_CPU), "LiteRtSetOptionsHardwareAccelerators")
-        self._opaque(RUNTIME_OPTIONS_ID, b"enable_profiling = true\n")
+        if profiling:
+            self._opaque(RUNTIME_OPTIONS_ID, b"enable_profiling = true\n")
         for identifier in CPU_OPTIONS_IDS:
             self._opaque(identifier, _toml(kernel_mode, threads))
         _check(lib.LiteRtCreateCompiledModel(env, model, options, ctypes.byref(compiled)), "LiteRtCreateCompiledModel")
@@ -294,8 +301,14 @@ def _events(lib: ctypes.CDLL, profiler: ctypes.c_void_p) -> list[Event]:
         return []
     events = (_Event * count.value)()
     _check(lib.LiteRtGetProfilerEvents(profiler, count.value, events), "LiteRtGetProfilerEvents")
-    return [Event(bytes(ev.tag or b""), int(ev.event_type), int(ev.elapsed_time_us), int(ev.event_metadata1))
-            for ev in events]
+    return [Event(bytes(ev.tag or b""), int(ev.event_type), int(ev.elapsed_time_us), int(ev.event_metadata1),
+                  int(ev.start_timestamp_us)) for ev in events]
+
+
+def _timed(session: _Session) -> float:
+    t0 = time.perf_counter_ns()
+    session.run()
+    return (time.perf_counter_ns() - t0) / 1e3
 
 
 def profile_ops(model_path: str, kernel_mode: str = "xnnpack", runs: int = 20, warmup: int = 3,
@@ -306,6 +319,7 @@ def profile_ops(model_path: str, kernel_mode: str = "xnnpack", runs: int = 20, w
     if not os.path.isfile(model_path):
         raise ProfileError(f"model file not found: {model_path}")
     lib = lib or load_library()
+    collection = calibrate(lib, kernel_mode, threads)
     session = _Session(lib, model_path, kernel_mode, threads)
     try:
         profiler = session.profiler()
@@ -313,21 +327,22 @@ def profile_ops(model_path: str, kernel_mode: str = "xnnpack", runs: int = 20, w
             session.run()
         _check(lib.LiteRtResetProfiler(profiler), "LiteRtResetProfiler")
         _check(lib.LiteRtStartProfiler(profiler), "LiteRtStartProfiler")
-        t0 = time.perf_counter_ns()
-        for _ in range(runs):
-            session.run()
-        wall_us = (time.perf_counter_ns() - t0) / 1e3 / max(runs, 1)
+        profiled_us = [_timed(session) for _ in range(runs)]
         _check(lib.LiteRtStopProfiler(profiler), "LiteRtStopProfiler")
-        ops, invokes = aggregate(_events(lib, profiler))
+        events = _events(lib, profiler)
     finally:
         session.close()
+    ops, invokes = aggregate(events)
     keep = steady_runs(invokes)
     for op in ops:
         op.samples_us = [op.samples_us[i] for i in keep]
     totals = sorted(invokes[i] for i in keep)
+    wall_us = median(profiled_us)
+    snapshot = snapshot_us(events)
     return OpProfile(kernel_mode=kernel_mode, runs=runs, threads=threads, wall_us=wall_us,
                      invoke_us=sum(totals) / len(totals) if totals else wall_us,
-                     invoke_median_us=float(totals[len(totals) // 2]) if totals else wall_us, ops=ops,
-                     runs_kept=len(keep),
+                     invoke_median_us=float(totals[len(totals) // 2]) if totals else wall_us,
+                     profiler_us=profiler_cost_us(snapshot, collection.cost_us(len(ops))), snapshot_us=snapshot,
+                     collection_us=collection.cost_us(len(ops)), ops=ops, runs_kept=len(keep),
                      library=os.path.basename(getattr(lib, "_name", "") or "libLiteRt.so"),
                      library_version=library_version())

@@ -133,7 +133,7 @@ class BenchApp:
                "report_host": str(dev.fs.resolve(report)) if report_ok else None,
                "report_writable": report_ok and dev.fs.normalize(report).startswith(WRITABLE),
                "started_at_ms": started_at_ms, "device": device_block(dev.props), "app_version": VERSION_NAMES[dev.config.app_protocol],
-               "protocol": dev.config.app_protocol,
+               "protocol": dev.config.app_protocol, "app_ops": dev.config.app_ops,
                "truncate": dev.faults.take_truncated_report(), "input_fault": dev.faults.input_fault(), "sdk_int": device_block(dev.props)["sdk_int"]}
         self.proc = proc = await self._take_worker()
         try:

@@ -14,8 +14,13 @@ BACKENDS = ("cpu", "xnnpack", "gpu", "nnapi")
 DEFAULTS = {"warmup": 5, "runs": 50, "min_seconds": 1.0, "max_runs": 10_000, "max_seconds": 60.0,
             "threads": 1, "backend": "xnnpack", "seed": 0, "warmup_seconds": 0.5, "require_full_delegation": False}
 KNOWN = {"model_path", "report_path", "run_id", "backend", "warmup", "runs", "max_runs", "threads",
-         "min_seconds", "max_seconds", "seed", "warmup_seconds", "require_full_delegation"}
-V2_KEYS = {"warmup_seconds", "require_full_delegation"}  # extras an app of protocol 1 does not know
+         "min_seconds", "max_seconds", "seed", "warmup_seconds", "require_full_delegation", "profile_ops",
+         "profile_runs"}
+# Extras an app of protocol 1 does not know.
+V2_KEYS = {"warmup_seconds", "require_full_delegation", "profile_ops", "profile_runs"}
+PROFILE_KEYS = {"profile_ops", "profile_runs"}
+PROFILE_MODES = ("xnnpack", "builtin", "both")
+DEFAULT_PROFILE_RUNS = 20
 ARGS_ERROR_TYPE = "org.nnlite.bench.core.ArgsException"
 INT_MAX = 2**31 - 1
 
@@ -36,6 +41,8 @@ class BenchRequest:
     report_path: str
     run_id: str
     settings: dict  # warmup, runs, min_seconds, max_runs, max_seconds, threads, backend, seed
+    profile_ops: str | None = None  # a per-op profile after the timed runs (PROTOCOL.md section 9e)
+    profile_runs: int = DEFAULT_PROFILE_RUNS
 
 
 def _java_name(v: object) -> str:
@@ -96,10 +103,13 @@ def _as_bool(v: object) -> bool | None:
     return None
 
 
-def parse(extras: dict[str, object], protocol: int = 2) -> BenchRequest:
-    """`protocol=1` parses as the previous app did: no warm-up by time, no version-2 extras."""
+def parse(extras: dict[str, object], protocol: int = 2, profile_extras: bool = True) -> BenchRequest:
+    """`protocol=1` parses as the previous app did: no warm-up by time, no version-2 extras;
+    `profile_extras=False` as an app build from before the profile extras."""
     errors: list[str] = []
     known = KNOWN if protocol >= 2 else KNOWN - V2_KEYS
+    if not profile_extras:
+        known = known - PROFILE_KEYS
 
     def string(key: str, required: bool) -> str | None:
         v = extras.get(key)
@@ -139,6 +149,14 @@ def parse(extras: dict[str, object], protocol: int = 2) -> BenchRequest:
     min_seconds, max_runs = number("min_seconds", *finite), number("max_runs", *integer)
     max_seconds, threads, seed = number("max_seconds", *finite), number("threads", *integer), number("seed", *integer)
     require_full = number("require_full_delegation", _as_bool, "true or false")
+    profile_ops = string("profile_ops", False) if protocol >= 2 and profile_extras else None
+    if profile_ops is not None and profile_ops not in PROFILE_MODES:
+        errors.append(f"unknown profile_ops '{profile_ops}' (one of {', '.join(PROFILE_MODES)})")
+    profile_runs = DEFAULT_PROFILE_RUNS
+    if protocol >= 2 and profile_extras and "profile_runs" in extras:
+        profile_runs = _as_long(extras["profile_runs"])
+        if profile_runs is None:
+            errors.append(f"profile_runs must be an integer, got {_describe(extras['profile_runs'])}")
     values = {"model_path": model_path, "run_id": run_id, "backend": backend, "warmup": warmup,
               "warmup_seconds": warmup_seconds, "runs": runs, "min_seconds": min_seconds, "max_runs": max_runs,
               "max_seconds": max_seconds, "threads": threads, "seed": seed, "require_full_delegation": require_full}
@@ -157,6 +175,7 @@ def parse(extras: dict[str, object], protocol: int = 2) -> BenchRequest:
                                (min_seconds, lambda x: x >= 0, f"min_seconds must be >= 0, got {min_seconds}"),
                                (max_seconds, lambda x: x > 0, f"max_seconds must be > 0, got {max_seconds}"),
                                (seed, lambda x: x >= 0, f"seed must be >= 0, got {seed}"),
+                               (profile_runs, lambda x: 1 <= x <= INT_MAX, f"profile_runs must be >= 1, got {profile_runs}"),
                                (warmup_seconds, lambda x: x >= 0,
                                 f"warmup_seconds must be >= 0, got {warmup_seconds}")]:
         if value is not None and not ok(value):
@@ -165,4 +184,4 @@ def parse(extras: dict[str, object], protocol: int = 2) -> BenchRequest:
         raise ArgsError("; ".join(errors), report_path, values)
     settings = {k: values[k] for k in ("warmup", "runs", "min_seconds", "max_runs", "max_seconds", "threads",
                                        "backend", "seed", "warmup_seconds", "require_full_delegation")}
-    return BenchRequest(model_path, report_path, run_id, settings)
+    return BenchRequest(model_path, report_path, run_id, settings, profile_ops, profile_runs)

@@ -5,6 +5,9 @@ like the app, runs `core.bench.benchmark_result` on the sandboxed model with the
 interpreter, and writes the protocol report to `<report>.tmp`, fsync, rename. Prints its logcat
 lines (`<level> <message>`, android-app/PROTOCOL.md section 8) for the simulator to log.
 
+With the `profile_ops` extra, a per-op profile from the host's profiler follows the timed runs (an
+`ops` block, as the host device writes it).
+
 Conditions (thermal status, headroom, battery, screen) are the simulated device's: the worker asks
 for them with a `? conditions` line before and after the benchmark and reads the answer from
 stdin; the report marks them `source: simulated`. Timing, memory and delegation are measured on
@@ -33,6 +36,7 @@ DELEGATE_ERROR = "org.nnlite.bench.DelegateUnavailableException"
 
 
 PROTOCOL_VERSION = 2
+NO_OPS_PROFILE_REASON = "LiteRT's Android Interpreter API has no per-op profiler; the report has no ops block"
 THROTTLING_STATUS = 1  # PowerManager.THERMAL_STATUS_LIGHT
 THROTTLING_HEADROOM = 1.0  # getThermalHeadroom at THERMAL_STATUS_SEVERE
 
@@ -99,6 +103,8 @@ def bench_report(job: dict, req: BenchRequest) -> dict:
     result = benchmark_result(job["model_host"], settings, req.run_id, fill=faulty_fill(job.get("input_fault")))
     if result["valid"]:
         result["conditions"] = conditions_block(before, ask_conditions())
+        if req.profile_ops and job.get("app_ops", "host") == "host":
+            result.update(ops_blocks(job, req, settings))
     result.update(model_path=req.model_path, backend_requested=requested, backend_used=ran)
     if result.get("error_message"):
         result["error_message"] = result["error_message"].replace(job["model_host"], req.model_path)
@@ -120,6 +126,21 @@ def faulty_fill(fault: dict | None):
         return make_input(shape, dtype, seed, quantization)
 
     return fill
+
+
+def ops_blocks(job: dict, req: BenchRequest, settings) -> dict:
+    """The per-op profile the host asked for (PROTOCOL.md section 9e), after the timed runs: the host's
+    own profiler on the host's interpreter, as for the host device; the model's path is the device's."""
+    from dataclasses import replace
+
+    from nnlite_tui.core.predict.profiled_pass import profiled_pass
+
+    blocks = profiled_pass(job["model_host"], replace(settings, profile_ops=req.profile_ops,
+                                                      profile_runs=req.profile_runs))
+    for block in blocks.values():
+        if block.get("error"):
+            block["error"] = block["error"].replace(job["model_host"], req.model_path)
+    return blocks
 
 
 def internal_report(job: dict, req: BenchRequest, exc: Exception) -> dict:
@@ -149,7 +170,7 @@ def write_report(path: str, report: dict, truncate: bool) -> None:
 def run(job: dict) -> None:
     extras = {k: JavaLong(v[1]) if isinstance(v, list) else v for k, v in job["extras"].items()}  # --el
     try:
-        req = parse(extras, job.get("protocol", PROTOCOL_VERSION))
+        req = parse(extras, job.get("protocol", PROTOCOL_VERSION), profile_extras=job.get("app_ops") != "unknown")
     except ArgsError as err:
         log("E", f"ERROR stage=args type={ARGS_ERROR_TYPE} message={err}")
         if err.report_path is None:
@@ -161,6 +182,8 @@ def run(job: dict) -> None:
         log("I", f"START run_id={req.run_id} model={req.model_path} backend={s['backend']} threads={s['threads']} "
                  f"warmup={s['warmup']} runs={s['runs']}")
         report_path = req.report_path
+        if req.profile_ops and job.get("app_ops", "host") == "none":  # as the Android app (BenchRunner)
+            log("I", f"NO_OPS_PROFILE profile_ops={req.profile_ops}: {NO_OPS_PROFILE_REASON}")
         try:
             report = bench_report(job, req)
         except Exception as exc:  # the protocol's "internal" stage: a report that says so, not silence

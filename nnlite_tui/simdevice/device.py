@@ -53,6 +53,10 @@ class SimConfig:
     avd_name: str = "nnlite_sim"
     root: str | None = None  # sandbox directory; None: a temp dir removed at stop
     app_protocol: int = 2  # 1: the simulated app behaves as the previous app release (protocol 1)
+    # The per-op profile (PROTOCOL.md 9e): "host" fills the ops block from the host's profiler; "none"
+    # takes the profile extras and writes no block (as the Android app does); "unknown" refuses the
+    # extras (an app build from before them).
+    app_ops: str = "host"
     screen_off: bool = False  # start with the screen off and the keyguard locked (as a phone left alone)
     with_app: bool = False  # the benchmark app (of app_protocol's release) comes pre-installed
 

@@ -35,7 +35,12 @@ def test_profile_reports_every_op(small_cnn, mode, kind):
         assert conv_rows[0]["kernels"] == ["builtin"]
     else:
         assert conv_rows[0]["kernels"][0].startswith("Convolution")
-    assert 0 < block["ops_sum_us"] <= block["total_us"] * 1.05
+    assert 0 < block["ops_sum_us"] <= block["total_us"] * 1.05 + 2  # the profiler cost is known to about a µs
+    # The total is the runtime's Invoke time less the profiler's own, measured cost inside it.
+    assert profile.profiler_us is not None and 0 < profile.snapshot_us <= profile.profiler_us < profile.invoke_us
+    assert profile.profiler_us == pytest.approx(profile.snapshot_us + profile.collection_us)
+    assert block["total_us"] == pytest.approx(block["invoke_us"] - block["profiler_us"], abs=0.01)
+    assert block["unattributed_us"] == pytest.approx(block["total_us"] - block["ops_sum_us"], abs=0.01)
 
 
 def test_missing_symbol_is_a_clear_error_not_a_crash(small_cnn, monkeypatch):
@@ -65,6 +70,54 @@ def test_unchecked_library_version_is_refused_with_its_name(monkeypatch):
     monkeypatch.setattr(op_profile, "library_version", lambda: "9.9.0")
     with pytest.raises(op_profile.ProfilerUnavailable, match="9.9.0 is not a version"):
         op_profile.load_library()
+
+
+def test_profiler_snapshot_is_timed_from_the_events():
+    from nnlite_tui.core.predict.profile_events import DEFAULT_EVENT, Event, profiler_cost_us, snapshot_us
+
+    def run(start):  # one run: buffer registration, Invoke (one op), buffer sync, as LiteRT records them
+        return [Event(b"LiteRT::Run[buffer registration]", DEFAULT_EVENT, 12, 0, start),
+                Event(b"Invoke", DEFAULT_EVENT, 40, 0, start + 12 + 9),
+                Event(b"Conv", 8, 20, 0, 0),
+                Event(b"LiteRT::Run[Buffer sync]", DEFAULT_EVENT, 9, 0, start + 12 + 9 + 40 + 10)]
+
+    events = run(1000) + run(2000) + run(3000)
+    assert snapshot_us(events) == 9  # the end of the event before Invoke to Invoke's start
+    assert profiler_cost_us(snapshot_us(events), 3.0) == 12.0
+    # Without the event just before Invoke in the same run there is nothing to time it by.
+    assert snapshot_us([e for e in events if e.tag != b"LiteRT::Run[buffer registration]"]) is None
+
+
+def test_collection_cost_is_measured_on_generated_op_chains(tmp_path):
+    from nnlite_tui.core.predict import profiler_calibration as calibration
+
+    path = tmp_path / "chain.tflite"
+    calibration.chain_model(str(path), 12)
+    assert [op.type for op in read_graph(str(path)).ops] == ["ADD"] * 12
+    profile = op_profile.profile_ops(str(path), runs=3, warmup=1)
+    assert len(profile.ops) == 12 and all(op.kind == "delegate_op" for op in profile.ops)
+    lib = op_profile.load_library()
+    xnn, builtin = calibration.calibrate(lib, "xnnpack", 1), calibration.calibrate(lib, "builtin", 1)
+    assert calibration.calibrate(lib, "xnnpack", 1) is xnn  # once per process
+    # XNNPACK hands every operator's name and time to the attached profiler even while it is idle;
+    # builtin kernels' idle events return at once. Recording costs something per event in both.
+    assert xnn.collection_per_op_us > builtin.collection_per_op_us >= 0 and xnn.fixed_us >= 0
+    assert xnn.per_op_us > 0 and builtin.per_op_us > 0
+    assert xnn.cost_us(100) == xnn.fixed_us + 100 * xnn.per_op_us
+
+
+def test_each_delegate_partition_keeps_its_own_operators():
+    from nnlite_tui.core.predict.profile_events import DEFAULT_EVENT, Event, aggregate
+
+    # XNNPACK took the graph in two partitions around a builtin node; each numbers its operators from 0.
+    run = [Event(b"Invoke", DEFAULT_EVENT, 100, 0), Event(b"Convolution", 8, 40, 0), Event(b"Max Pooling", 8, 5, 1),
+           Event(b"GATHER_ND", 2, 7, 3), Event(b"Fully Connected", 8, 30, 0), Event(b"Fully Connected", 8, 9, 1)]
+    ops, invokes = aggregate(run + run)
+    assert invokes == [100, 100]
+    assert [(op.kind, op.partition, op.index, op.tag, op.samples_us) for op in ops] == [
+        ("delegate_op", 0, 0, "Convolution", [40, 40]), ("delegate_op", 0, 1, "Max Pooling", [5, 5]),
+        ("node", 0, 3, "GATHER_ND", [7, 7]), ("delegate_op", 1, 0, "Fully Connected", [30, 30]),
+        ("delegate_op", 1, 1, "Fully Connected", [9, 9])]
 
 
 def test_steady_runs_drop_preempted_ones():

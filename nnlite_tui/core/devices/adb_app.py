@@ -14,7 +14,7 @@ import re
 import shlex
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,7 @@ class Timeouts:
     shell_s: float = 30.0  # any one adb shell call
     launch_s: float = 30.0  # `am start -W` returns once the activity is displayed
     install_s: float = 180.0
-    report_base_s: float = 60.0  # load + first inference + warm-up, on top of max_seconds
+    report_base_s: float = 60.0  # load + first inference + warm-up (and each profiled pass), on top of max_seconds
     report_s: float | None = None  # fixed report deadline (tests); None: base + 1.25 * max_seconds
     poll_s: float = 0.25
     logcat_every_s: float = 1.5
@@ -63,7 +63,10 @@ class Timeouts:
         return out
 
     def report_deadline(self, settings: BenchSettings) -> float:
-        return self.report_s if self.report_s is not None else self.report_base_s + 1.25 * settings.max_seconds
+        if self.report_s is not None:
+            return self.report_s
+        # A per-op profile (section 9e) is a separate pass after the timed runs, per kernel mode.
+        return (1 + len(adb_extras.profile_modes(settings))) * self.report_base_s + 1.25 * settings.max_seconds
 
 
 # ----- the APK -----
@@ -201,14 +204,20 @@ def run_benchmark(link: Link, tflite: str, settings: BenchSettings, run_id: str,
     if protocol == 1:
         adb_extras.check_v1_can_run(settings, link.serial)
     result = _run_once(link, tflite, settings, run_id, timeouts, cancel, protocol)
+    why_no_ops = adb_extras.NO_APP_PROFILER
     if protocol >= 2 and adb_extras.refuses_v2_extras(result):
         # An older app: remember it, and run again with the extras it knows.
         _app_protocol[link.serial] = 1
         adb_extras.check_v1_can_run(settings, link.serial)
         result = _run_once(link, tflite, settings, run_id, timeouts, cancel, 1)
+        why_no_ops = "the installed benchmark app speaks protocol 1, which has no per-op profile"
+    elif settings.profile_ops and adb_extras.refuses_profile_extras(result):
+        # An app built before the profile extras: the timings without the profile.
+        result = _run_once(link, tflite, replace(settings, profile_ops=None), run_id, timeouts, cancel, protocol)
+        why_no_ops = "the installed benchmark app does not take the profile_ops extra; install the current APK"
     else:
         _app_protocol[link.serial] = result.get("protocol_version", protocol)
-    return adb_extras.mark_protocol(result)
+    return adb_extras.check_ops(adb_extras.mark_protocol(result), settings, link.serial, why_no_ops)
 
 
 def _run_once(link: Link, tflite: str, settings: BenchSettings, run_id: str, timeouts: Timeouts,

@@ -5,7 +5,8 @@ wraps a 64-bit number into a 32-bit extra).
 
 Protocol 2 adds `warmup_seconds` and `require_full_delegation`; an app that speaks protocol 1
 refuses unknown extras, so for it the host sends only the version-1 extras and says what the
-report will lack.
+report will lack. A per-op profile is asked for with `profile_ops` (and `profile_runs`) only when the
+run wants one; a report without the `ops` block it asked for gets one that says why (section 9e).
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ LONG_MAX = 2**63 - 1  # --el
 FLOAT_MAX = 3.4028234663852886e38  # --ef is a Java float
 MAX_THREADS = 1024
 V2_EXTRAS = ("warmup_seconds", "require_full_delegation")
+PROFILE_EXTRAS = ("profile_ops", "profile_runs")
+NO_APP_PROFILER = ("the benchmark app gives no per-op profile: LiteRT's Android Interpreter API has no per-op "
+                   "profiler (android-app/PROTOCOL.md, section 9e)")
 # What a protocol-1 report lacks (the measured blocks protocol 2 added).
 V2_FIELDS = ("warmup_seconds", "require_full_delegation", "timing", "native_stats", "native_samples_ns",
              "warmup_runs", "warmup_mean_ns", "delegation", "memory", "conditions")
@@ -49,6 +53,8 @@ def settings_errors(s: BenchSettings) -> list[str]:
     integer("max_runs", s.max_runs, 1, INT_MAX)
     integer("threads", s.threads, 1, MAX_THREADS)
     integer("seed", s.seed, 0, LONG_MAX)
+    if s.profile_ops:
+        integer("profile_runs", s.profile_runs, 1, INT_MAX)
     number("min_seconds", s.min_seconds, 0.0)
     number("max_seconds", s.max_seconds, 0.0, strict=True)
     number("warmup_seconds", s.warmup_seconds, 0.0)
@@ -82,6 +88,8 @@ def launch_extras(model: str, report: str, launch_id: str, s: BenchSettings, pro
     if protocol >= 2:
         extras += ["--ef", "warmup_seconds", _float(s.warmup_seconds),
                    "--ez", "require_full_delegation", "true" if s.require_full_delegation else "false"]
+        if s.profile_ops:
+            extras += ["--es", "profile_ops", s.profile_ops, "--ei", "profile_runs", str(s.profile_runs)]
     return extras
 
 
@@ -103,4 +111,35 @@ def mark_protocol(result: dict[str, Any]) -> dict[str, Any]:
     """A protocol-1 report is read as it is; the result says which protocol-2 fields it lacks."""
     version = result.get("protocol_version")
     result["protocol_missing_fields"] = [k for k in V2_FIELDS if k not in result] if version == 1 else []
+    return result
+
+
+def refuses_profile_extras(result: dict[str, Any]) -> bool:
+    """An app build from before section 9e: an `args` report naming the profile extras as unknown."""
+    message = result.get("error_message") or ""
+    return result.get("error_stage") == "args" and any(f"unknown extra '{k}'" in message for k in PROFILE_EXTRAS)
+
+
+def profile_modes(s: BenchSettings) -> list[str]:
+    return [] if not s.profile_ops else ["xnnpack", "builtin"] if s.profile_ops == "both" else [s.profile_ops]
+
+
+def check_ops(result: dict[str, Any], s: BenchSettings, serial: str, why_none: str = NO_APP_PROFILER) -> dict[str, Any]:
+    """The report's per-op profile, checked and stored as the host device stores its own: `ops` (and
+    `ops_builtin` for "both") in the kernel mode asked for; a valid report without one gets a block
+    whose `error` says why, so a report that asked always answers."""
+    from nnlite_tui.core.predict.ops_block import SCHEMA_VERSION
+
+    modes = profile_modes(s)
+    for key in [k for k in ("ops", "ops_builtin") if k in result]:
+        if not modes:
+            raise DeviceError(f"{serial}: the report has an {key} block nobody asked for", kind="report")
+        want = modes[0] if key == "ops" else "builtin"
+        if result[key].get("kernel_mode") != want:
+            raise DeviceError(f"{serial}: the report's {key} block is for kernel mode "
+                              f"{result[key].get('kernel_mode')!r}, not the {want!r} asked for", kind="report")
+    if modes and result.get("valid"):
+        for key, mode in zip(("ops", "ops_builtin"), modes):
+            result.setdefault(key, {"schema_version": SCHEMA_VERSION, "kernel_mode": mode, "error": why_none,
+                                    "ops": []})
     return result

@@ -17,7 +17,8 @@ from nnlite_tui.core.op_profile import OpProfile
 from nnlite_tui.core.predict.profile_events import ProfiledOp
 from nnlite_tui.core.tflite_graph import Graph, GraphOp
 
-SCHEMA_VERSION = 1
+# 2: total_us is the Invoke time less the profiler's measured cost (invoke_us keeps the raw figure).
+SCHEMA_VERSION = 2
 # XNNPACK operator name (the words before " (") -> the builtin op types it can implement.
 _XNN_KINDS = {
     "convolution": {"CONV_2D", "DEPTHWISE_CONV_2D"},
@@ -134,12 +135,23 @@ def build_ops_block(graph: Graph, profile: OpProfile, total_us: float | None = N
     # Means add up (the ops' means sum to the mean run), so shares and the coverage check use them; the
     # predictor reads median_us, which a few preempted runs on a busy host do not move.
     ops_sum = sum(r["avg_us"] for r in rows)
-    total = total_us if total_us else profile.invoke_us or ops_sum
+    # The run's total is the runtime's "Invoke" event less the profiler's own work inside it, measured
+    # (op_profile); what is left beside the ops is the runtime's invoke overhead outside all ops.
+    profiler = profile.profiler_us or 0.0
+    total = total_us if total_us else (profile.invoke_us - profiler) or ops_sum
     for r in rows:
         r["share"] = round(r["avg_us"] / total, 5) if total else 0.0
     return {"schema_version": SCHEMA_VERSION, "kernel_mode": profile.kernel_mode, "threads": profile.threads,
-            "runs": profile.runs, "runs_kept": profile.runs_kept, "total_us": round(total, 3), "ops_sum_us": round(ops_sum, 3),
-            # Time no op event covers: the delegate's per-run overhead, and µs truncation of tiny ops.
-            "unattributed_us": round(total - ops_sum, 3), "total_median_us": round(profile.invoke_median_us, 3),
+            "runs": profile.runs, "runs_kept": profile.runs_kept, "total_us": round(total, 3),
+            "ops_sum_us": round(ops_sum, 3),
+            # Time inside the run but in no op: the interpreter's and delegate's per-run work, and the
+            # fractions of a µs XNNPACK drops from each operator's time (it reports whole µs, rounded down).
+            "unattributed_us": round(total - ops_sum, 3),
+            # Each op event is whole µs (rounded down by XNNPACK, a difference of µs clocks for nodes):
+            # the ops' sum can be short of their real time by up to this much per run.
+            "rounding_bound_us": len(profile.ops),
+            "invoke_us": round(profile.invoke_us, 3), "total_median_us": round(profile.invoke_median_us, 3),
+            "profiler_us": None if profile.profiler_us is None else round(profile.profiler_us, 3),
+            "profiler_snapshot_us": profile.snapshot_us, "profiler_collection_us": round(profile.collection_us, 3),
             "wall_us": round(profile.wall_us, 3), "flops": graph.flops, "bytes_moved": graph.bytes_moved,
             "library": profile.library, "library_version": profile.library_version, "ops": rows}

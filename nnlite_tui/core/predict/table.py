@@ -4,9 +4,9 @@ An exact table: the time of every op configuration (op type, tensors and cost pa
 op's key) seen in the profiles. For a configuration never seen, a fit of time on FLOPs and bytes moved
 (non-negative least squares weighted to relative error) over the table entries of its group (type,
 kernel size, stride, grouped or not), else of its type, else of all entries. A model's prediction is
-the sum over its ops: the time of a run that nothing interrupted. The time a profiled run spends
-outside any op is left out: it is mostly the profiler's own cost per event (mnist_lenet: 22 µs
-unprofiled, 34 µs per profiled run, its ops summing to 20 µs).
+the sum over its ops: the time of a run that nothing interrupted. The time a run spends outside
+every op (a block's `unattributed_us`: the runtime's per-run work and the whole-µs rounding of each
+op's time) is left out; the profiler's own cost is not in the blocks' totals to begin with.
 """
 
 from __future__ import annotations

@@ -31,8 +31,19 @@ data class BenchSettings(
     val warmupSeconds: Double = 0.5,
 )
 
-/** A parsed, valid intent. */
-data class BenchRequest(val modelPath: String, val reportPath: String, val runId: String, val settings: BenchSettings)
+/**
+ * A parsed, valid intent. [profileOps] and [profileRuns] are the host's request for a per-op profile
+ * (PROTOCOL.md, section 9e): accepted so the host can ask every device the same way, but LiteRT's
+ * Android Interpreter API has no per-op profiler, so this app answers without an `ops` block.
+ */
+data class BenchRequest(
+    val modelPath: String,
+    val reportPath: String,
+    val runId: String,
+    val settings: BenchSettings,
+    val profileOps: String? = null,
+    val profileRuns: Int = BenchArgs.DEFAULT_PROFILE_RUNS,
+)
 
 /**
  * A bad intent. [values] holds each extra as parsed (null where missing or unparseable), so the
@@ -45,11 +56,13 @@ object BenchArgs {
     const val MODEL_PATH = "model_path"
     const val REPORT_PATH = "report_path"
     const val RUN_ID = "run_id"
+    const val DEFAULT_PROFILE_RUNS = 20
+    val PROFILE_MODES = listOf("xnnpack", "builtin", "both")
 
-    private val INT_KEYS = listOf("warmup", "runs", "max_runs", "threads")
+    private val INT_KEYS = listOf("warmup", "runs", "max_runs", "threads", "profile_runs")
     private val FLOAT_KEYS = listOf("min_seconds", "max_seconds", "warmup_seconds")
     private val BOOL_KEYS = listOf("require_full_delegation")
-    private val STRING_KEYS = listOf(MODEL_PATH, REPORT_PATH, RUN_ID, "backend")
+    private val STRING_KEYS = listOf(MODEL_PATH, REPORT_PATH, RUN_ID, "backend", "profile_ops")
     val KNOWN_KEYS: Set<String> = (STRING_KEYS + INT_KEYS + FLOAT_KEYS + BOOL_KEYS + "seed").toSet()
 
     /**
@@ -115,6 +128,11 @@ object BenchArgs {
         val threads = long("threads", d.threads.toLong())
         val seed = long("seed", d.seed)
         val requireFull = bool("require_full_delegation", d.requireFullDelegation)
+        val profileOps = str("profile_ops", required = false)
+        if (profileOps != null && profileOps !in PROFILE_MODES) {
+            errors += "unknown profile_ops '$profileOps' (one of ${PROFILE_MODES.joinToString()})"
+        }
+        val profileRuns = long("profile_runs", DEFAULT_PROFILE_RUNS.toLong())
 
         values[MODEL_PATH] = modelPath
         values[RUN_ID] = runId
@@ -145,6 +163,7 @@ object BenchArgs {
         minSeconds?.let { check(it >= 0, "min_seconds must be >= 0, got $it") }
         maxSeconds?.let { check(it > 0, "max_seconds must be > 0, got $it") }
         seed?.let { check(it >= 0, "seed must be >= 0, got $it") }
+        profileRuns?.let { check(it in 1..Int.MAX_VALUE, "profile_runs must be >= 1, got $it") }
         warmupSeconds?.let { check(it >= 0, "warmup_seconds must be >= 0, got $it") }
 
         if (errors.isNotEmpty()) throw ArgsException(errors.joinToString("; "), reportPath, values)
@@ -157,6 +176,8 @@ object BenchArgs {
                 maxRuns = maxRuns!!.toInt(), maxSeconds = maxSeconds!!, threads = threads!!.toInt(),
                 backend = backend!!, seed = seed!!, requireFullDelegation = requireFull!!,
             ),
+            profileOps = profileOps,
+            profileRuns = profileRuns!!.toInt(),
         )
     }
 

@@ -1,5 +1,8 @@
 package org.nnlite.bench.core
 
+/** Why a report that was asked for a per-op profile has none (PROTOCOL.md, section 9e). */
+const val NO_OPS_PROFILE_REASON = "LiteRT's Android Interpreter API has no per-op profiler; the report has no ops block"
+
 /** Log lines go to logcat under tag NNLiteBench on the device (PROTOCOL.md, "Logcat"). */
 interface BenchLog {
     fun info(message: String)
@@ -37,6 +40,7 @@ class BenchRunner(
         }
         log.info("START run_id=${request.runId} model=${request.modelPath} backend=${request.settings.backend.wire} " +
             "threads=${request.settings.threads} warmup=${request.settings.warmup} runs=${request.settings.runs}")
+        request.profileOps?.let { log.info("NO_OPS_PROFILE profile_ops=$it: $NO_OPS_PROFILE_REASON") }
         val outcome = BackendOutcome(request.settings.backend, null)
         val report = guarded(request.reportPath, request) {
             try {

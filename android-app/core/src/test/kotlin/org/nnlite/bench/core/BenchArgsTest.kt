@@ -85,6 +85,17 @@ class BenchArgsTest {
     }
 
     @Test
+    fun `a per-op profile request is accepted and checked`() {
+        assertNull(BenchArgs.parse(base).profileOps)
+        val r = BenchArgs.parse(base + mapOf("profile_ops" to "both", "profile_runs" to 7))
+        assertEquals("both", r.profileOps)
+        assertEquals(7, r.profileRuns)
+        assertEquals(BenchSettings(), r.settings)
+        assertTrue(bad(base + ("profile_ops" to "gpu")).message!!.contains("unknown profile_ops 'gpu'"))
+        assertTrue(bad(base + ("profile_runs" to 0)).message!!.contains("profile_runs must be >= 1, got 0"))
+    }
+
+    @Test
     fun `without report_path the error cannot be reported to a file`() {
         assertNull(bad(base - "report_path").reportPath)
     }

@@ -49,6 +49,16 @@ class BenchRunnerTest {
     }
 
     @Test
+    fun `a per-op profile request is answered without an ops block, and the log says why`() {
+        val result = runner().execute(extras("profile_ops" to "xnnpack", "profile_runs" to 5))
+        assertTrue(result.written)
+        val r = readReport()
+        assertEquals(true, r["valid"])
+        assertFalse(r.containsKey("ops"))
+        assertTrue(log.lines.contains("I NO_OPS_PROFILE profile_ops=xnnpack: $NO_OPS_PROFILE_REASON"), log.lines.toString())
+    }
+
+    @Test
     fun `the report carries exactly Python's result keys plus the app's`() {
         runner().execute(extras())
         val python = setOf(
