@@ -31,6 +31,7 @@ from nnlite_tui.core.spec import ModelSpec
 CACHED = float("inf")  # ready at once: first
 UNKNOWN = -1.0  # not measured: after every measured model, in the user's order
 BASE_S, PER_MODULE_S, PER_MPARAM_S = 1.0, 0.1, 0.1
+MAX_PROBES = 5  # probe subprocesses per run: each model that hangs or crashes one costs a restart
 
 
 def estimate_s(params: int, modules: int) -> float:
@@ -47,51 +48,68 @@ def cached_costs(specs: Iterable[ModelSpec], converter: Any) -> dict[str, float]
 
 
 def probe(specs: list[ModelSpec], on_cost: Callable[[str, float], None], *, timeout_s: float = 600.0,
-          stop: threading.Event | None = None) -> int:
+          per_model_s: float = 8.0, stop: threading.Event | None = None) -> int:
     """Run cost_probe over specs, calling on_cost(name, seconds) as each model is measured.
 
-    Returns how many were measured. The subprocess is killed at timeout_s or when `stop` is set;
-    a probe that fails leaves the rest unmeasured (the run keeps the user's order for them).
+    Returns how many were measured. A model that takes over per_model_s to build (a constructor
+    that hangs) is given up and the probe goes on with the next one; all of it stops at timeout_s
+    or when `stop` is set. Unmeasured models keep the user's order.
     """
-    if not specs:
-        return 0
+    deadline = time.monotonic() + timeout_s
+    measured, todo = 0, list(specs)
+    for _ in range(MAX_PROBES):
+        if not todo or time.monotonic() > deadline or (stop is not None and stop.is_set()):
+            break
+        answered = _probe_once(todo, on_cost, deadline, per_model_s, stop)
+        measured += sum(1 for ok in answered.values() if ok)
+        # The first unanswered model hung or crashed the probe: the next probe starts after it.
+        todo = [s for s in todo if s.name not in answered][1:]
+    return measured
+
+
+def _probe_once(specs: list[ModelSpec], on_cost: Callable[[str, float], None], deadline: float,
+                per_model_s: float, stop: threading.Event | None) -> dict[str, bool]:
+    """One probe subprocess over specs until it ends or is killed; {name: measured} of its answers."""
     proc = subprocess.Popen([sys.executable, "-m", "nnlite_tui.core.cost_probe"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
-    deadline = time.monotonic() + timeout_s
+    last = [time.monotonic() + per_model_s]  # its start-up (importing torch) gets one more allowance
 
-    def guard() -> None:  # kill it at the deadline or on a stop, whatever it is doing
+    def guard() -> None:  # kill it on a stuck model, at the deadline or on a stop
         while proc.poll() is None:
-            if time.monotonic() > deadline or (stop is not None and stop.is_set()):
+            now = time.monotonic()
+            if now - last[0] > per_model_s or now > deadline or (stop is not None and stop.is_set()):
                 proc.kill()
                 return
-            time.sleep(0.2)
+            time.sleep(0.1)
 
     threading.Thread(target=guard, daemon=True, name="cost-probe-guard").start()
-    measured = 0
+    answered: dict[str, bool] = {}
     try:
         assert proc.stdin is not None and proc.stdout is not None
         try:
             proc.stdin.write(json.dumps([s.to_dict() for s in specs]))
             proc.stdin.close()
         except BrokenPipeError:
-            return 0  # it died at start: nothing measured
+            return answered  # it died at start
         for line in proc.stdout:
+            last[0] = time.monotonic()
             try:
                 answer = json.loads(line)
             except ValueError:
                 continue  # not one of its answers
-            if "params" in answer:
-                on_cost(answer["name"], estimate_s(int(answer["params"]), int(answer["modules"])))
-                measured += 1
+            name = str(answer.get("name"))
+            answered[name] = "params" in answer
+            if answered[name]:
+                on_cost(name, estimate_s(int(answer["params"]), int(answer["modules"])))
     finally:
         if proc.poll() is None:
             proc.kill()
         proc.wait()
-    return measured
+    return answered
 
 
 def rank_conversions(specs: list[ModelSpec], converter: Any, set_costs: Callable[[dict[str, float]], None],
-                     ready: threading.Event, *, first_batch_s: float = 20.0,
+                     ready: threading.Event, *, first_batch_s: float = 10.0,
                      stop: threading.Event | None = None) -> None:
     """Give the work queue a cost per model: cached ones at once, then the probe's as they come.
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import time
 
 from nnlite_tui.core.conversion_cost import CACHED, estimate_s, probe
 from nnlite_tui.core.events import RunStarted, StageStarted
@@ -77,3 +78,31 @@ def test_a_run_converts_the_big_model_first_and_keeps_the_users_order(tmp_path, 
     _, rec2 = run(make_cfg(again, [folder]))
     assert [e.model for e in rec2.of(StageStarted) if e.stage == "convert"] == ["a_tiny", "b_tiny", "z_big"]
 
+
+
+HANGS = '''import torch.nn as nn
+
+
+def supported_hyperparameters():
+    return {'lr'}
+
+
+class Net(nn.Module):
+    def __init__(self, in_shape, out_shape, prm, device):
+        super().__init__()
+        while True:  # a constructor that never returns
+            pass
+'''
+
+
+def test_the_probe_skips_a_model_that_hangs_or_kills_it_and_measures_the_rest(tmp_path, good_models, bad_models):
+    folder = _folder(tmp_path, good_models)
+    (folder / "c_hangs.py").write_text(HANGS)
+    shutil.copy(bad_models / "crashes_worker.py", folder / "a_crashes.py")
+    specs = discover([str(folder)])
+    assert [s.name for s in specs][:2] == ["a_crashes", "a_tiny"]
+    costs: dict[str, float] = {}
+    started = time.monotonic()
+    assert probe(specs, costs.__setitem__, per_model_s=3) == 3
+    assert set(costs) == {"a_tiny", "b_tiny", "z_big"}
+    assert time.monotonic() - started < 60
