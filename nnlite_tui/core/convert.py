@@ -58,7 +58,7 @@ class ConvertOptions:
     nhwc: bool = True
     workers: int = 0  # 0 = choose from cores and free memory
     # Torch threads per worker; 0: adaptive (a job gets the cores the running jobs leave it). A
-    # conversion is serial Python and MLIR: a 2-thread worker spends ~96% of its CPU on one thread,
+    # conversion is serial Python and MLIR: a 2-thread worker spends ~94% of its CPU on one thread,
     # so one 1-thread worker per core converts the most (bench/convert_parallelism.py, bench/README.md).
     threads_per_worker: int = 1
     cache_dir: Path | None = None
