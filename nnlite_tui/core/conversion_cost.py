@@ -4,14 +4,16 @@ Conversions run on a few workers; a run whose biggest conversion starts last end
 running alone while the other cores idle. So the run converts the costliest models first (the
 queue shown to the user keeps their order; only the order of execution changes):
 
-- a model whose result is already in the conversion cache costs nothing: it goes first, so the
-  devices get work at once;
+- a model whose result is already in the conversion cache costs nothing: it goes last (taken
+  earlier, it would fill the lookahead slots with work for the devices while the workers idle; at
+  the end the devices measure it while the last conversions finish);
 - otherwise the cost comes from the model's size, counted in a subprocess on torch's meta device
   (cost_probe.py): export and lowering grow with the number of modules, serialisation and the
   check with the number of parameters. The constants only need to rank models, not time them
   (fitted on LEMUR models on a 2-core host: 0.4 M params / 9 modules ~2 s of CPU,
   56 M / 21 ~8.5 s, 46 M / 193 ~59 s);
-- a model the probe could not build, or has not reached yet, keeps the user's order after them.
+- a model the probe could not build, or has not reached yet, comes after the measured ones and
+  before the cached ones, in the user's order.
 
 The probe streams its answers, so a long queue is ranked from its front while the run starts.
 """
@@ -28,9 +30,9 @@ from typing import Any
 
 from nnlite_tui.core.spec import ModelSpec
 
-CACHED = float("inf")  # ready at once: first
-UNKNOWN = -1.0  # not measured: after every measured model, in the user's order
-BASE_S, PER_MODULE_S, PER_MPARAM_S = 1.0, 0.1, 0.1
+BASE_S, PER_MODULE_S, PER_MPARAM_S = 1.0, 0.1, 0.1  # an estimate is never below BASE_S
+CACHED = 0.0  # a cache hit costs nothing: last
+UNKNOWN = BASE_S / 2  # not measured: after every measured model, before the cached ones
 MAX_PROBES = 5  # probe subprocesses per run: each model that hangs or crashes one costs a restart
 
 

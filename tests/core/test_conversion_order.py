@@ -44,12 +44,13 @@ def _folder(tmp_path, good_models):
 
 def test_the_queue_hands_out_the_costliest_first_and_ties_in_queue_order():
     work = WorkQueue(["host"], slots=4)
-    for name in ("a", "b", "c", "d"):
+    for name in ("a", "b", "c", "d", "e"):
         work.enqueue(name)
     work.set_costs({"c": 5.0, "d": 1.0})
     assert work.next_pending() == "c"
     work.set_costs({"a": 9.0, "b": CACHED})  # costs arriving while the run is under way
-    assert [work.next_pending() for _ in range(3)] == ["b", "a", "d"]
+    # measured costliest first, then the unmeasured one, then the cache hit (it costs nothing)
+    assert [work.next_pending() for _ in range(4)] == ["a", "d", "e", "b"]
     assert work.next_pending() is None
     work.requeue("a")
     assert work.next_pending() == "a" and work.next_pending() is None
@@ -73,7 +74,7 @@ def test_a_run_converts_the_big_model_first_and_keeps_the_users_order(tmp_path, 
     assert converted == ["z_big", "a_tiny", "b_tiny"]
     assert outcome.counts.get("done") == 3, outcome.counts
 
-    # Again on the same cache: everything is cached, so nothing is measured and the order is the user's.
+    # Again on the same cache: everything is cached (costs nothing), so the order is the user's.
     again = tmp_path / "again"
     _, rec2 = run(make_cfg(again, [folder]))
     assert [e.model for e in rec2.of(StageStarted) if e.stage == "convert"] == ["a_tiny", "b_tiny", "z_big"]
