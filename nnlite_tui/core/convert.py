@@ -16,6 +16,7 @@ import os
 import queue
 import signal
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -25,6 +26,7 @@ from typing import Any
 from nnlite_tui.core.convert_cache import CacheWriteError, ConversionCache, default_cache_dir, disk_full_failure, \
     explain_crash
 from nnlite_tui.core.convert_cache_files import place_file as _place  # the name callers import
+from nnlite_tui.core.convert_phases import PhaseClock, merged
 from nnlite_tui.core.convert_pool import PauseGate, _failure, _killpg, _signal_group, _Worker  # noqa: F401
 from nnlite_tui.core.orphans import reap_orphans
 from nnlite_tui.core.spec import ModelSpec
@@ -55,6 +57,9 @@ class ConvertOptions:
     recycle_after: int = 50
     nhwc: bool = True
     workers: int = 0  # 0 = choose from cores and free memory
+    # Torch threads per worker; 0: adaptive (a job gets the cores the running jobs leave it). A
+    # conversion is serial Python and MLIR: a 2-thread worker spends ~94% of its CPU on one thread,
+    # so one 1-thread worker per core converts the most (bench/convert_parallelism.py, bench/README.md).
     threads_per_worker: int = 1
     cache_dir: Path | None = None
     use_cache: bool = True
@@ -112,6 +117,8 @@ class Converter:
             self._idle.put(w)
         self._closed = False
         self._close_lock = threading.Lock()
+        self._running = 0  # jobs on a worker right now (adaptive threads)
+        self._running_lock = threading.Lock()
 
     def prestart(self) -> None:
         """Start the workers in the background so their heavy import overlaps other work."""
@@ -126,6 +133,20 @@ class Converter:
                 self._idle.put(worker)
         for _ in self._all:
             threading.Thread(target=start, daemon=True, name="convert-prestart").start()
+
+    def _begin_job(self) -> int:
+        """Torch threads for the job about to start: the fixed setting, or (adaptive) the cores left
+        to it by the jobs already running, so a job running alone at the end of a run uses them all."""
+        with self._running_lock:
+            self._running += 1
+            running = self._running
+        if self.options.threads_per_worker > 0:
+            return self.options.threads_per_worker
+        return max(1, (os.cpu_count() or 1) // running)
+
+    def _end_job(self) -> None:
+        with self._running_lock:
+            self._running -= 1
 
     def key(self, spec: ModelSpec) -> str:
         return cache_key(spec, self.options, self.versions)
@@ -146,32 +167,40 @@ class Converter:
         """A worker job whose result is cached under `key` (a conversion, or a derived precision's):
         taken from the cache, or run on a borrowed worker writing the cache's staged .tflite, then
         placed at dest. Returns the result with cached and key set."""
+        clock = PhaseClock(time.thread_time)  # this thread's CPU: other threads run other jobs
         if self.options.use_cache:
-            hit = self.cache.fetch(key, dest)
+            with clock.phase("cache_fetch"):
+                hit = self.cache.fetch(key, dest)
             if hit is not None:
                 if log_path:
                     with open(log_path, "a") as f:
                         f.write(f"[nnlite] cached {what} {key[:16]} ({hit.get('stage')})\n")
-                return {**hit, "cached": True, "key": key}
+                # The phases of the conversion that made the entry are the cost it saved.
+                return {**hit, "cached": True, "key": key, "cached_phases": hit.get("phases"),
+                        "phases": clock.to_dict()}
         try:
             staging = self.cache.staging(key)
         except CacheWriteError as exc:
             return {**disk_full_failure(self.cache.root, str(exc)), "cached": False, "key": key}
         try:
             worker = self._idle.get()
+            threads = self._begin_job()
             try:
                 try:
-                    result = worker.run({**job, "out_path": str(staging.tflite)}, cancel)
+                    result = worker.run({**job, "out_path": str(staging.tflite), "threads": threads}, cancel)
                 except RuntimeError as exc:
                     result = _failure("crash", "WorkerStart", str(exc))
             finally:
+                self._end_job()
                 self._idle.put(worker)
             result = explain_crash(self.cache.root, result)
-            if self.options.use_cache and (result.get("ok") or result.get("stage") in DETERMINISTIC_STAGES):
-                result = self.cache.commit(staging, result, dest)
-            elif result.get("ok"):
-                _place(staging.tflite, dest)
-                result["tflite_path"] = str(dest)
+            with clock.phase("cache_write"):  # the entry, and the .tflite linked (or copied) to dest
+                if self.options.use_cache and (result.get("ok") or result.get("stage") in DETERMINISTIC_STAGES):
+                    result = self.cache.commit(staging, result, dest)
+                elif result.get("ok"):
+                    _place(staging.tflite, dest)
+                    result["tflite_path"] = str(dest)
+            result = merged(result, clock.to_dict())
         finally:
             staging.discard()
         return {**result, "cached": False, "key": key}

@@ -16,6 +16,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from nnlite_tui.core.convert_phases import merged
 from nnlite_tui.core.memory_cap import over_cap_message
 from nnlite_tui.core.orphans import owner_mark
 
@@ -98,6 +99,7 @@ class _Worker:
         self.process = None
         self.conn = None
         self.jobs = 0
+        self.start_cost: dict[str, float] | None = None  # the last start's, until a job result carries it
         self.cap_mb = options.cap_mb()  # fixed when the pool is made, so it does not drift mid-run
         self._kill_lock = threading.Lock()  # kill() may come from a shutdown while a stop is under way
 
@@ -108,6 +110,7 @@ class _Worker:
     def start(self) -> None:
         # A plain subprocess (not multiprocessing's spawn, which re-runs the parent's __main__) in a
         # new session, so that killpg reaches everything the converter starts.
+        began = time.perf_counter()
         parent_sock, child_sock = socket.socketpair()
         log = open(self.log_dir / "worker-startup.log", "ab") if self.log_dir else subprocess.DEVNULL
         try:
@@ -130,7 +133,8 @@ class _Worker:
             if not conn.poll(self.options.start_timeout_s):
                 self.kill()
                 raise RuntimeError(f"conversion worker did not start within {self.options.start_timeout_s:.0f} s")
-            conn.recv()
+            ready = conn.recv()
+            self.start_cost = {"s": time.perf_counter() - began, "cpu_s": float(ready.get("cpu_s") or 0.0)}
         except (EOFError, OSError) as exc:  # it died while starting, or a shutdown ended it
             code = proc.poll()
             self.kill()
@@ -179,6 +183,9 @@ class _Worker:
                 if conn.poll(0.1):
                     result = conn.recv()
                     result["worker_peak_rss_mb"] = round(peak / 2**20, 1)
+                    if self.start_cost is not None:  # the first job after a start carries its cost
+                        result = merged(result, {"worker_start": self.start_cost})
+                        self.start_cost = None
                     if self.jobs >= self.options.recycle_after:
                         self.stop()
                     return result

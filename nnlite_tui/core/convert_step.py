@@ -46,7 +46,8 @@ def convert_step(spec: ModelSpec, converter: ConvertsModels, *, dest: Path, log_
         raw = converter.convert(spec, dest, log_path, cancel=cancel)
     result = ConversionResult.from_converter(raw, seconds=time.monotonic() - started)
     detail = "cached" if result.cached else (result.error.message if result.error else "") or ""
-    emit(StageFinished(model=spec.name, stage="convert", ok=result.ok, seconds=result.seconds, detail=detail[:300]))
+    emit(StageFinished(model=spec.name, stage="convert", ok=result.ok, seconds=result.seconds, detail=detail[:300],
+                       phases=raw.get("phases")))
     if result.ok:
         return Converted(result)
     error = result.error

@@ -26,6 +26,7 @@ import traceback
 from typing import Any
 
 from nnlite_tui.core import offline, task_inputs, torchvision_compat
+from nnlite_tui.core.convert_phases import PhaseClock
 from nnlite_tui.core.convert_errors import SamplesAtInference, StageError, error_fields, explained, first_line
 from nnlite_tui.core.convert_validate import VALIDATE_RTOL, flat_outputs, validate
 from nnlite_tui.core.export_fixes import exact_rewrites
@@ -45,6 +46,8 @@ class _PhaseTracker:
 
     def __init__(self) -> None:
         self.phase = "export"
+        self.switched_at: tuple[float, float] | None = None  # (wall, cpu) when the lowering began
+        self.hooked = False
         try:
             from litert_torch._convert import core
         except ImportError:
@@ -57,9 +60,11 @@ class _PhaseTracker:
             self.phase = "export"
             result = original(*args, **kwargs)
             self.phase = "lower"
+            self.switched_at = (time.perf_counter(), time.process_time())
             return result
 
         core.export_torch_signature = tracked
+        self.hooked = True
 
 
 def _load_module(spec: ModelSpec):
@@ -198,6 +203,7 @@ def _export(litert_torch, target, sample: tuple, tracker: _PhaseTracker):
     first = None
     for strict in (False, True):
         tracker.phase = "export"
+        tracker.switched_at = None
         try:
             with exact_rewrites():
                 return litert_torch.convert(target, sample, strict_export=strict), strict
@@ -211,13 +217,14 @@ def _export(litert_torch, target, sample: tuple, tracker: _PhaseTracker):
 
 
 def _convert_at(spec: ModelSpec, out_path: str, tracker: _PhaseTracker, nhwc: bool,
-                max_params: int | None) -> dict[str, Any]:
+                max_params: int | None, clock: PhaseClock) -> dict[str, Any]:
     import litert_torch
     import torch
 
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    model, example = build_model(spec)
+    with clock.phase("build"):
+        model, example = build_model(spec)
     timings["build_s"] = time.perf_counter() - t0
     params = int(sum(p.numel() for p in model.parameters()))
     if max_params is not None and params > max_params:
@@ -232,8 +239,9 @@ def _convert_at(spec: ModelSpec, out_path: str, tracker: _PhaseTracker, nhwc: bo
             checks.append(TaskInputs(first.task, (other,), first.names, image))
     else:
         checks = [task_inputs.build(spec, model, seed) for seed in (0, 1)]
-    references = _guarded("export", _references, model, checks)
-    sampling = _sampling_ops(model, checks[0].args)
+    with clock.phase("reference"):  # PyTorch's outputs for the check, and the sampling-op scan
+        references = _guarded("export", _references, model, checks)
+        sampling = _sampling_ops(model, checks[0].args)
     image_index = checks[0].image_index if nhwc and checks[0].args[checks[0].image_index or 0].dim() == 4 else None
 
     def as_fed(c: TaskInputs) -> tuple:
@@ -242,28 +250,37 @@ def _convert_at(spec: ModelSpec, out_path: str, tracker: _PhaseTracker, nhwc: bo
         return tuple(a.permute(0, 2, 3, 1).contiguous() if i == image_index else a for i, a in enumerate(c.args))
 
     t0 = time.perf_counter()
-    edge, strict = _blame_sampling(sampling, _export, litert_torch, _wrapped(model, image_index),
-                                   as_fed(checks[0]), tracker)
+    start = clock.now()
+    try:
+        edge, strict = _blame_sampling(sampling, _export, litert_torch, _wrapped(model, image_index),
+                                       as_fed(checks[0]), tracker)
+    finally:
+        _split_convert(clock, start, tracker)
     timings["convert_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     tmp = out_path + ".part"
 
-    def write() -> None:
-        edge.export(tmp)
+    def write(converted) -> None:
+        converted.export(tmp)
         os.replace(tmp, out_path)
 
-    _guarded("serialize", write)
+    with clock.phase("serialize"):
+        _guarded("serialize", write, edge)
+        del edge  # the converted model in memory (as large as the file): the rest reads the file
     timings["serialize_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     samples = [[a.numpy() for a in as_fed(c)] for c in checks]
-    checked = _blame_sampling(sampling, _guarded, "validate", validate, out_path, samples, references)
+    with clock.phase("validate"):
+        checked = _blame_sampling(sampling, _guarded, "validate", validate, out_path, samples, references)
     timings["validate_s"] = time.perf_counter() - t0
+    with clock.phase("hash"):
+        digest = sha256_file(out_path)
     return {
         "ok": True,
         "stage": "done",
         "tflite_path": out_path,
         "tflite_bytes": os.path.getsize(out_path),
-        "tflite_sha256": sha256_file(out_path),
+        "tflite_sha256": digest,
         "params": params,
         "layout": "NHWC" if image_index is not None else "as-is",
         "input_shape": [int(d) for d in checks[0].args[0].shape],
@@ -278,11 +295,23 @@ def _convert_at(spec: ModelSpec, out_path: str, tracker: _PhaseTracker, nhwc: bo
     }
 
 
+def _split_convert(clock: PhaseClock, start: tuple[float, float], tracker: _PhaseTracker) -> None:
+    """litert_torch.convert() is torch.export then the lowering: one phase each, split where the
+    tracker saw the export return (one "convert" phase when it could not hook in)."""
+    switched = tracker.switched_at
+    if switched is None or switched[0] < start[0]:
+        clock.since("export" if tracker.hooked else "convert", start)
+        return
+    clock.add("export", switched[0] - start[0], switched[1] - start[1])
+    clock.since("lower", switched)
+
+
 def convert_one(spec: ModelSpec, out_path: str, tracker: _PhaseTracker, nhwc: bool = True,
-                max_params: int | None = None) -> dict[str, Any]:
+                max_params: int | None = None, clock: PhaseClock | None = None) -> dict[str, Any]:
     """Convert at the spec's input size; on "output size too small", once more at the next recorded size."""
+    clock = clock or PhaseClock()
     try:
-        return _convert_at(spec, out_path, tracker, nhwc, max_params)
+        return _convert_at(spec, out_path, tracker, nhwc, max_params, clock)
     except StageError as err:
         too_small = classify(error_fields(err.stage, err.exc)) == "output-too-small"
         if not (too_small and spec.alt_in_shapes):
@@ -290,7 +319,7 @@ def convert_one(spec: ModelSpec, out_path: str, tracker: _PhaseTracker, nhwc: bo
         retry = ModelSpec.from_dict({**spec.to_dict(), "in_shape": list(spec.alt_in_shapes[0]), "alt_in_shapes": []})
         note = {"from": list(spec.in_shape), "to": list(retry.in_shape), "reason": first_line(str(err.exc))}
         try:
-            result = _convert_at(retry, out_path, tracker, nhwc, max_params)
+            result = _convert_at(retry, out_path, tracker, nhwc, max_params, clock)
         except StageError as again:
             again.retried = note
             raise
@@ -328,11 +357,13 @@ def handle_job(job: dict[str, Any], tracker: _PhaseTracker) -> dict[str, Any]:
 
         return handle_derive(job, sys.modules[__name__])  # it builds models and logs as this module does
     spec = ModelSpec.from_dict(job["spec"])
+    _set_threads(job.get("threads"))
     t0 = time.perf_counter()
+    clock = PhaseClock()
     with _redirect_fds(job.get("log_path")):
         try:
             result = convert_one(spec, job["out_path"], tracker, nhwc=job.get("nhwc", True),
-                                 max_params=job.get("max_params"))
+                                 max_params=job.get("max_params"), clock=clock)
         except Filtered as exc:
             result = {"ok": False, "stage": "filtered", "error_type": "Filtered", "error_message": str(exc)}
         except StageError as err:
@@ -342,7 +373,18 @@ def handle_job(job: dict[str, Any], tracker: _PhaseTracker) -> dict[str, Any]:
         except MemoryError as exc:
             result = error_fields("out-of-memory", exc)
     result["seconds"] = time.perf_counter() - t0
+    result["phases"] = clock.to_dict()
     return result
+
+
+def _set_threads(threads: int | None) -> None:
+    """The job's torch intra-op threads (the pool gives the last busy worker the idle cores)."""
+    if not threads:
+        return
+    import torch
+
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(int(threads))
 
 
 def worker_main(conn, threads: int = 1) -> None:
@@ -358,7 +400,8 @@ def worker_main(conn, threads: int = 1) -> None:
     import litert_torch  # noqa: F401  (the 4-6 s import, paid once per worker)
 
     tracker = _PhaseTracker()
-    conn.send({"ready": True, "pid": os.getpid()})
+    # The CPU the start and imports cost, for the first job's worker_start phase.
+    conn.send({"ready": True, "pid": os.getpid(), "cpu_s": time.process_time()})
     while True:
         try:
             job = conn.recv()

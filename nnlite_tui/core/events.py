@@ -65,6 +65,8 @@ class StageFinished(Event):
     seconds: float
     device: str | None = None
     detail: str = ""
+    # A conversion's {phase: {"s", "cpu_s"}} (core/convert_phases.py); None for other stages.
+    phases: dict[str, dict[str, float]] | None = None
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from nnlite_tui.core.config import RunConfig
 from nnlite_tui.core.control import Control, ControlChannel
 from nnlite_tui.core.convert import Converter
 from nnlite_tui.core.convert_step import Attempt, convert_step
+from nnlite_tui.core.conversion_cost import rank_conversions
 from nnlite_tui.core.devices.base import Device
 from nnlite_tui.core.events import TERMINAL, Event, ModelStatus, MultiReporter, Recovery, Reporter, RunFinished, RunStarted
 from nnlite_tui.core.isolation import HostIsolation
@@ -101,6 +102,11 @@ class Pipeline:
         if not queued:
             self.work.all_done.set()
         self.converter.prestart()
+        # Costliest conversions first (conversion_cost.py); the first ones wait for a ranking.
+        self._ranked = threading.Event()
+        threading.Thread(target=rank_conversions, args=([self.specs[n] for n in queued], self.converter,
+                                                        self.work.set_costs, self._ranked),
+                         kwargs={"stop": control.stop_now}, daemon=True, name="rank-conversions").start()
         threads = [threading.Thread(target=self._guard, args=(self._convert_loop,), name=f"convert-{i}",
                                     daemon=True) for i in range(self.converter.n_workers)]
         threads += [threading.Thread(target=self._guard, args=(self._device_loop, serial), name=f"device-{serial}",
@@ -124,6 +130,9 @@ class Pipeline:
     # ----- conversion: take a model, convert it, apply the outcome -----
     def _convert_loop(self) -> None:
         control = self.control
+        while not self._ranked.wait(0.2):
+            if control.stopping:
+                return
         while not control.stopping:
             if not control.wait_while_paused(0.2):
                 continue

@@ -25,7 +25,8 @@ from nnlite_tui.core.spec import ModelSpec
 
 SCHEMA = "nnlite.report"
 # 2: optional blocks `conditions` (thermal/power around the timed runs, protocol 2 apps) and
-# `benchmark.ops` (per-op profile); every version-1 key keeps its meaning.
+# `benchmark.ops` (per-op profile), `conversion.phases` (wall/CPU seconds per conversion phase,
+# core/convert_phases.py); every version-1 key keeps its meaning.
 SCHEMA_VERSION = 2
 LEMUR_KEYS = (
     "model_name", "device_type", "os_version", "valid", "emulator", "error_message", "iterations", "duration",
@@ -109,7 +110,7 @@ def _assemble(*, spec: dict[str, Any], conversion: dict[str, Any], bench: dict[s
     conv_keys = ("ok", "stage", "error_type", "error_message", "cached", "key", "converter", "converter_version",
                  "torch_version", "layout", "input_shape", "tflite_input_shape", "tflite_input_dtype", "output_shapes",
                  "max_abs_diff", "validation", "tflite_sha256", "tflite_bytes", "params", "timings", "seconds", "worker_peak_rss_mb",
-                 "precision", "quantization", "base_key", "fp32_cached")
+                 "phases", "cached_phases", "precision", "quantization", "base_key", "fp32_cached")
     return {
         **top,
         "schema": SCHEMA,

@@ -3,15 +3,20 @@
 Conversions run ahead of the benchmarks through a bounded lookahead: a model holds a slot from
 the start of its conversion until it is terminal (or put back), so at most `slots` converted
 models wait for the devices. The Runner alone calls these methods; they only move names and jobs.
+
+Conversions are taken costliest first (conversion_cost.py), ties and unmeasured models in the
+order they were queued; the user's order of the models (the console's queue) is not this one.
 """
 
 from __future__ import annotations
 
+import heapq
 import queue
 import threading
-from collections import deque
+from collections import Counter
 from collections.abc import Callable, Iterable
 
+from nnlite_tui.core.conversion_cost import UNKNOWN
 from nnlite_tui.core.outcomes import BenchJob
 
 SHARED = "*"  # the target of a model that any device may take (--distribute)
@@ -20,7 +25,8 @@ SHARED = "*"  # the target of a model that any device may take (--distribute)
 class WorkQueue:
     def __init__(self, serials: Iterable[str], slots: int):
         self._lock = threading.Lock()
-        self._pending: deque[str] = deque()
+        self._pending: Counter[str] = Counter()  # names waiting to convert (a heap entry each)
+        self._heap: list[tuple[float, int, str]] = []  # (-cost, rank, name); stale entries skipped
         self._device_q: dict[str, queue.Queue[BenchJob]] = {s: queue.Queue() for s in serials}
         self._shared_q: queue.Queue[BenchJob] = queue.Queue()
         self._slots = threading.Semaphore(max(1, slots))
@@ -28,6 +34,8 @@ class WorkQueue:
         self._active: set[str] = set()  # models in a step right now (converting or benchmarking)
         self._open: set[str] = set()  # models not yet terminal in this run
         self._cancel: dict[str, threading.Event] = {}
+        self._cost: dict[str, float] = {}  # estimated conversion cost: the costliest pending goes first
+        self._rank: dict[str, int] = {}  # queueing order, for ties
         self.all_done = threading.Event()
 
     # ----- conversions -----
@@ -35,17 +43,38 @@ class WorkQueue:
         with self._lock:
             self._open.add(name)
             self._cancel[name] = threading.Event()
-            self._pending.append(name)
+            self._rank.setdefault(name, len(self._rank))
+            self._push(name)
         self.all_done.clear()
+
+    def set_costs(self, costs: dict[str, float]) -> None:
+        with self._lock:
+            for name, cost in costs.items():
+                if self._cost.get(name) == cost:
+                    continue
+                self._cost[name] = cost
+                for _ in range(self._pending[name]):  # the old entries go stale
+                    heapq.heappush(self._heap, (-cost, self._rank.get(name, 0), name))
+
+    def _push(self, name: str) -> None:
+        self._pending[name] += 1
+        heapq.heappush(self._heap, (-self._cost.get(name, UNKNOWN), self._rank.get(name, 0), name))
 
     def requeue(self, name: str) -> None:
         """Back to the end of the conversion queue (a retry after its back-off)."""
         with self._lock:
-            self._pending.append(name)
+            self._push(name)
 
     def next_pending(self) -> str | None:
+        """The pending model with the highest estimated cost (the first queued among equals)."""
         with self._lock:
-            return self._pending.popleft() if self._pending else None
+            while self._heap:
+                neg_cost, _, name = heapq.heappop(self._heap)
+                if self._pending[name] <= 0 or -neg_cost != self._cost.get(name, UNKNOWN):
+                    continue  # taken already, or its cost changed (a newer entry stands for it)
+                self._pending[name] -= 1
+                return name
+            return None
 
     def take_slot(self, name: str, give_up: Callable[[], bool]) -> bool:
         """Wait for a lookahead slot for `name`; False (and no slot) if `give_up()` turns true."""
