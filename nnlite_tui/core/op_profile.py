@@ -21,9 +21,10 @@ import time
 from dataclasses import dataclass
 from importlib import metadata
 
-from nnlite_tui.core.predict.profile_events import MAX_EVENT_US, STEADY_FACTOR, Event, ProfiledOp, median, \
-    aggregate, profiler_cost_us, snapshot_us, steady_runs
-from nnlite_tui.core.predict.profiler_calibration import calibrate
+from nnlite_tui.core.predict.profile_events import MAX_EVENT_US, STEADY_FACTOR, Event, ProfiledOp, fastest_quarter, \
+    median, aggregate, profiler_cost_us, snapshot_us, steady_runs
+from nnlite_tui.core.predict.profiler_calibration import PAIRS as CALIBRATION_PAIRS, SECONDS as CALIBRATION_SECONDS, \
+    calibrate
 
 __all__ = ["MAX_EVENT_US", "STEADY_FACTOR", "Event", "ProfiledOp", "OpProfile", "ProfilerUnavailable", "ProfileError",
            "aggregate", "load_library", "profile_ops", "steady_runs"]
@@ -311,6 +312,34 @@ def _timed(session: _Session) -> float:
     return (time.perf_counter_ns() - t0) / 1e3
 
 
+def profiler_added_costs(lib, path: str, kernel_mode: str, threads: int) -> tuple[float, float]:
+    """What an idle and a recording profiler add to a run of the model at `path`, µs."""
+    sessions: list = []
+    try:
+        for profiling in (False, True, True):  # none, attached but idle, recording
+            sessions.append(_Session(lib, path, kernel_mode, threads, profiling=profiling))
+        plain, idle, recording = sessions
+        idle.profiler()
+        profiler = recording.profiler()
+        for _ in range(20):
+            for session in sessions:
+                session.run()
+        plain_us, idle_us, recording_us = [], [], []
+        until = time.monotonic() + CALIBRATION_SECONDS
+        while len(plain_us) < CALIBRATION_PAIRS and time.monotonic() < until:
+            plain_us.append(_timed(plain))
+            idle_us.append(_timed(idle))
+            # Started afresh before every run: a full profile buffer would stop recording.
+            _check(lib.LiteRtStartProfiler(profiler), "LiteRtStartProfiler")
+            recording_us.append(_timed(recording))
+        _check(lib.LiteRtStopProfiler(profiler), "LiteRtStopProfiler")
+    finally:
+        for session in sessions:
+            session.close()
+    base = fastest_quarter(plain_us)
+    return fastest_quarter(idle_us) - base, fastest_quarter(recording_us) - base
+
+
 def profile_ops(model_path: str, kernel_mode: str = "xnnpack", runs: int = 20, warmup: int = 3,
                 threads: int = 1, lib: ctypes.CDLL | None = None) -> OpProfile:
     """Profile `runs` runs of the model after `warmup` unprofiled ones; raises ProfilerUnavailable/ProfileError."""
@@ -319,7 +348,7 @@ def profile_ops(model_path: str, kernel_mode: str = "xnnpack", runs: int = 20, w
     if not os.path.isfile(model_path):
         raise ProfileError(f"model file not found: {model_path}")
     lib = lib or load_library()
-    collection = calibrate(lib, kernel_mode, threads)
+    collection = calibrate(lib, kernel_mode, threads, profiler_added_costs)
     session = _Session(lib, model_path, kernel_mode, threads)
     try:
         profiler = session.profiler()

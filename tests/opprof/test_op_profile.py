@@ -97,8 +97,9 @@ def test_collection_cost_is_measured_on_generated_op_chains(tmp_path):
     profile = op_profile.profile_ops(str(path), runs=3, warmup=1)
     assert len(profile.ops) == 12 and all(op.kind == "delegate_op" for op in profile.ops)
     lib = op_profile.load_library()
-    xnn, builtin = calibration.calibrate(lib, "xnnpack", 1), calibration.calibrate(lib, "builtin", 1)
-    assert calibration.calibrate(lib, "xnnpack", 1) is xnn  # once per process
+    costs = op_profile.profiler_added_costs
+    xnn, builtin = calibration.calibrate(lib, "xnnpack", 1, costs), calibration.calibrate(lib, "builtin", 1, costs)
+    assert calibration.calibrate(lib, "xnnpack", 1, costs) is xnn  # once per process
     # XNNPACK hands every operator's name and time to the attached profiler even while it is idle;
     # builtin kernels' idle events return at once. Recording costs something per event in both.
     assert xnn.collection_per_op_us > builtin.collection_per_op_us >= 0 and xnn.fixed_us >= 0

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 SMALL_OPS, LARGE_OPS = 8, 256
@@ -72,39 +72,15 @@ def chain_model(path: str, ops: int) -> None:
         f.write(builder.Output())
 
 
-def _added_costs(lib, path: str, kernel_mode: str, threads: int) -> tuple[float, float]:
-    """What an idle and a recording profiler add to a run of the model at `path`, µs."""
-    from nnlite_tui.core.op_profile import _check, _Session, _timed
-    from nnlite_tui.core.predict.profile_events import fastest_quarter
-
-    sessions: list = []
-    try:
-        for profiling in (False, True, True):  # none, attached but idle, recording
-            sessions.append(_Session(lib, path, kernel_mode, threads, profiling=profiling))
-        plain, idle, recording = sessions
-        idle.profiler()
-        profiler = recording.profiler()
-        for _ in range(20):
-            for session in sessions:
-                session.run()
-        plain_us, idle_us, recording_us = [], [], []
-        until = time.monotonic() + SECONDS
-        while len(plain_us) < PAIRS and time.monotonic() < until:
-            plain_us.append(_timed(plain))
-            idle_us.append(_timed(idle))
-            # Started afresh before every run: a full profile buffer would stop recording.
-            _check(lib.LiteRtStartProfiler(profiler), "LiteRtStartProfiler")
-            recording_us.append(_timed(recording))
-        _check(lib.LiteRtStopProfiler(profiler), "LiteRtStopProfiler")
-    finally:
-        for session in sessions:
-            session.close()
-    base = fastest_quarter(plain_us)
-    return fastest_quarter(idle_us) - base, fastest_quarter(recording_us) - base
+# (lib, model path, kernel mode, threads) -> what an idle and a recording profiler add to a run, µs
+AddedCosts = Callable[[object, str, str, int], tuple[float, float]]
 
 
-def calibrate(lib, kernel_mode: str, threads: int) -> Calibration:
-    """The per-op cost for this kernel mode and thread count (measured once per process)."""
+def calibrate(lib, kernel_mode: str, threads: int, added_costs: AddedCosts) -> Calibration:
+    """The per-op cost for this kernel mode and thread count (measured once per process).
+
+    `added_costs` is op_profile.profiler_added_costs: the profiler's sessions live there, and this
+    module stays below it."""
     key = (kernel_mode, threads)
     if key not in _measured:
         with tempfile.TemporaryDirectory(prefix="nnlite-calib-") as tmp:
@@ -112,7 +88,7 @@ def calibrate(lib, kernel_mode: str, threads: int) -> Calibration:
             for ops in (SMALL_OPS, LARGE_OPS):
                 path = os.path.join(tmp, f"chain{ops}.tflite")
                 chain_model(path, ops)
-                costs.append(_added_costs(lib, path, kernel_mode, threads))
+                costs.append(added_costs(lib, path, kernel_mode, threads))
         (idle_small, recording_small), (idle_large, recording_large) = costs
         # Per op: the recording profiler's slope (collection and storage: the memory snapshots of the
         # run's DEFAULT events are the same for both chains and drop out). Per run: the idle
