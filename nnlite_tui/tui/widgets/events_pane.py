@@ -12,6 +12,7 @@ from textual.widgets import Static
 from nnlite_tui.core.events import DeviceState, Event, ModelStatus, Recovery, RunControl, RunFinished, RunStarted
 from nnlite_tui.tui.formatting import shorten
 from nnlite_tui.tui.state import RunView
+from nnlite_tui.tui.widgets.borders import set_border_text
 
 TARGET_WIDTH = 20  # a long target (a device path) keeps its start and its end
 SHOWN = 100  # newest events on screen; the whole history is in events.jsonl (nnlite status)
@@ -114,8 +115,7 @@ class EventsPane(Vertical):
         lines = [self.line(event, now, width) for event in itertools.islice(self.view.notable, SHOWN)]
         errors = sum(1 for e in self.view.notable if severity(e) == "error")
         title = f"Events {len(self.view.notable)}" + (f"  errors {errors}" if errors else "")
-        if title != self.border_title:
-            self.border_title = title
+        set_border_text(self, title)
         content = Content("\n").join(lines) if lines else Content.styled("no events yet", "dim")
         if content.plain != self._plain:
             self._plain = content.plain

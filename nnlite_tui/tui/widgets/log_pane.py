@@ -23,6 +23,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from nnlite_tui.tui.state import LOG_LINES_PER_MODEL, RunView
+from nnlite_tui.tui.widgets.borders import set_border_text
 
 MAX_WIDTH = 500  # characters of a line kept (the model's log file has them whole)
 CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
@@ -108,7 +109,7 @@ class LogPane(ScrollView, can_focus=True):
         if self.scroll_y < self.max_scroll_y - 0.5:  # scrolled back: the lines on screen stay there
             self.scroll_y = self.validate_scroll_y(self.scroll_y - len(added))
             self.update_title()
-        self.refresh()
+        self.refresh(self.size.region)  # the lines only: the border and its title stay as they are
 
     def sync(self, new_lines: dict[str, list[str]] | None = None) -> None:
         """Show the target model's log; append only new lines when the target did not change."""
@@ -128,8 +129,7 @@ class LogPane(ScrollView, can_focus=True):
         how = "picked, Esc follows in-flight" if self.picked else "following in-flight"
         back = round(self.max_scroll_y - self.scroll_y) if self.is_mounted else 0
         title, subtitle = f"Log: {self.shown or '-'}", (f"{back} newer lines below  " if back > 0 else "") + how
-        if (title, subtitle) != (self.border_title, self.border_subtitle):
-            self.border_title, self.border_subtitle = title, subtitle
+        set_border_text(self, title, subtitle)
 
     # --- drawing ---
     def render_line(self, y: int) -> Strip:

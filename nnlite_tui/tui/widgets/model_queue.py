@@ -16,6 +16,7 @@ from textual.widgets import Input, Select
 from nnlite_tui.core.events import STATUSES
 from nnlite_tui.tui.state import ModelRow, RunView
 from nnlite_tui.tui.themes import theme_colour
+from nnlite_tui.tui.widgets.borders import set_border_text
 from nnlite_tui.tui.widgets.queue_table import QueueTable
 
 # Status -> theme variable; resolved against the current theme when a line is drawn.
@@ -89,8 +90,7 @@ class ModelQueue(Vertical):
         filters = " ".join(x for x in (self.status_filter or "", self.name_filter and f"'{self.name_filter}'") if x)
         title = f"Models {shown}/{len(self.view.models)}  sort: {self.sort}" + (f"  filter: {filters}" if filters else "")
         subtitle = "  ".join(parts)
-        if (title, subtitle) != (self.border_title, self.border_subtitle):  # a border repaint costs the pane
-            self.border_title, self.border_subtitle = title, subtitle
+        set_border_text(self, title, subtitle)
 
     def _fit_columns(self, rows: list[ModelRow] | None = None) -> None:
         """Model and device columns as wide as their longest entry (serials are never cut)."""
