@@ -30,6 +30,10 @@ async def test_ten_thousand_models_scroll_filter_and_sort(monkeypatch):
         assert "lemur_00000  done" in text and "lemur_00040" not in text  # only the visible rows are drawn
         await pilot.press("end")
         assert table.selected() == names[-1] and names[-1] in screen_text(app)
+        # scrolled to the end: a status change of a visible row repaints that row
+        await feed(app, pilot, ModelStatus(names[-2], "converting", attempt=1))
+        line = next(text for text in screen_text(app).splitlines() if f"│ {names[-2]}" in text)
+        assert "converting" in line
         await pilot.press("pageup")
         assert table.cursor == COUNT - 1 - table.visible_rows
         await pilot.press("f", "f", "f", "f", "f")  # status filter: done

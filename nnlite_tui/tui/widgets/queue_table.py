@@ -108,7 +108,7 @@ class QueueTable(ScrollView, can_focus=True):
         self.cursor = max(0, min(self.cursor, len(self.names) - 1))
         self._size_virtual()
         self.scroll_to_cursor()
-        self.refresh()
+        self.refresh(self.size.region)
 
     def set_widths(self, model: int, device: int) -> None:
         """Widths of the model and device columns (the longest name/serial); error takes the rest."""
@@ -116,13 +116,24 @@ class QueueTable(ScrollView, can_focus=True):
         self.columns[0].width, self.columns[3].width = model, max(6, device)
         if changed:
             self._size_virtual()
-            self.refresh()
+            self.refresh(self.size.region)
 
     def _size_virtual(self) -> None:
         width = self.scrollable_content_region.width or 80
         fixed = 1 + sum(c.width + GAP for c in self.columns[:-1])
         self.columns[-1].width = max(MIN_ERROR, width - fixed)
-        self.virtual_size = Size(fixed + self.columns[-1].width, len(self.names) + HEADER)
+        size = Size(fixed + self.columns[-1].width, len(self.names) + HEADER)
+        if size == self.virtual_size:
+            return
+        if not self.is_mounted or not self.container_size:
+            self.virtual_size = size
+            return
+        # A new row count (a filter, a re-sort) changes the scroll range, not the table's place on
+        # screen: set it without the layout pass that assigning virtual_size asks for (a layout
+        # pass re-arranges and re-renders the whole screen). The scrollbar follows; if it has to
+        # appear or go, showing or hiding it asks for the layout itself.
+        self.set_reactive(QueueTable.virtual_size, size)
+        self._scroll_update(size)
 
     def on_resize(self) -> None:
         self._size_virtual()
@@ -135,7 +146,7 @@ class QueueTable(ScrollView, can_focus=True):
         for name in names:
             i = self.index.get(name)
             if i is not None and top <= i < top + rows:
-                self.refresh_line(i - top + HEADER)
+                self.refresh_line(i + HEADER)  # a line of the virtual table (refresh_line scrolls it)
 
     @property
     def row_count(self) -> int:
@@ -198,7 +209,7 @@ class QueueTable(ScrollView, can_focus=True):
         top = round(self.scroll_y)
         for i in (old, self.cursor):
             if top <= i < top + self.visible_rows:
-                self.refresh_line(i - top + HEADER)
+                self.refresh_line(i + HEADER)
         self.scroll_to_cursor()
         if pick:
             self.post_message(ModelPicked(self.names[self.cursor]))
