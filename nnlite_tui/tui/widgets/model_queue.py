@@ -68,7 +68,7 @@ class ModelQueue(Vertical):
 
     def _theme_changed(self) -> None:
         self._colours.clear()
-        self.table.refresh()
+        self.table.restyle()
 
     def status_colour(self, status: str) -> str:
         colour = self._colours.get(status)
