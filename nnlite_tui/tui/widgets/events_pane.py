@@ -111,8 +111,10 @@ class EventsPane(Vertical):
 
     def refresh_events(self) -> None:
         now = self.view.clock()
-        width = self.body.size.width or 60
-        lines = [self.line(event, now, width) for event in itertools.islice(self.view.notable, SHOWN)]
+        width, height = self.body.size
+        # Only what fits: the body does not scroll, and every line drawn costs each repaint.
+        shown = min(SHOWN, height) if height else SHOWN
+        lines = [self.line(event, now, width or 60) for event in itertools.islice(self.view.notable, shown)]
         errors = sum(1 for e in self.view.notable if severity(e) == "error")
         title = f"Events {len(self.view.notable)}" + (f"  errors {errors}" if errors else "")
         set_border_text(self, title)
