@@ -23,6 +23,12 @@ def _border_row(widget: Widget, row: int) -> Region:
 
 def set_border_text(widget: Widget, title: str | None = None, subtitle: str | None = None) -> None:
     """Set the border title and/or subtitle (None: leave it) and repaint only the rows that changed."""
+    # The texts this function last set, and what it stored for them (a direct assignment of
+    # border_title since then replaces the stored object).
+    last = widget.__dict__.get("_border_texts")
+    if (last is not None and (title is None or title == last[0]) and (subtitle is None or subtitle == last[1])
+            and widget._border_title is last[2] and widget._border_subtitle is last[3]):
+        return  # the usual case during a run (parsing the markup again costs more than the check)
     styles = widget.styles
     rows, whole = [], not widget.is_mounted or not widget.outer_size
     for text, attribute, row, edge in ((title, "_border_title", 0, styles.border_top),
@@ -37,6 +43,9 @@ def set_border_text(widget: Widget, title: str | None = None, subtitle: str | No
         setattr(widget, attribute, new)
         rows.append(row)
         whole |= edge[0] in ("", "none", "hidden")  # no border row: the title goes elsewhere
+    widget.__dict__["_border_texts"] = (title if title is not None else (last[0] if last else None),
+                                        subtitle if subtitle is not None else (last[1] if last else None),
+                                        widget._border_title, widget._border_subtitle)
     if whole and rows:
         widget.refresh()  # not laid out yet, or no border row to confine the repaint to
     elif rows:
