@@ -7,10 +7,8 @@ change repaints its one line if it is visible, nothing otherwise.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
@@ -20,55 +18,13 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from nnlite_tui.core.events import STATUSES
-from nnlite_tui.tui.formatting import sig3
 from nnlite_tui.tui.messages import ModelPicked
 from nnlite_tui.tui.state import ModelRow
+from nnlite_tui.tui.widgets.queue_rows import (GAP, MIN_ERROR, NO_STYLE, STATUS_COLUMN, Column, FrameStyle,
+                                               draw_cells, model_cells)
 
 HEADER = 1  # lines above the first row
-GAP = 2  # blanks between columns, written at the end of the left cell (see formatting.py)
-MIN_ERROR = 10
-
-
-NO_STYLE = Style()
-STATUS_COLUMN = 1
 STRIPS_KEPT = 2000  # drawn rows kept for reuse (a re-sort moves rows; their text rarely changes)
-
-
-class Column:
-    def __init__(self, key: str, label: str, width: int, right: bool = False):
-        self.key, self.label, self.width, self.right = key, label, width, right
-
-
-@dataclass(frozen=True)
-class _Frame:
-    """What every line of one frame is drawn with."""
-
-    width: int
-    scroll_x: int
-    top: int
-    base: Style
-    even: Style
-    cursor: Style
-    header: Style
-    columns: tuple[tuple[int, bool], ...]
-
-    @property
-    def key(self) -> tuple:
-        """What a drawn row depends on besides its cells and its kind (cursor, odd, even)."""
-        return self.width, self.scroll_x, self.base, self.even, self.cursor, self.columns
-
-
-def model_cells(row: ModelRow) -> tuple[str, str, str, str, str, str]:
-    """The plain text of a row's cells: model, status, try, device, median, error."""
-    error = (row.error or "").splitlines()[0] if row.error else " ".join(f"[{flag}]" for flag in row.flags)
-    return (row.name, row.status, str(row.attempt or ""), row.device or "",
-            "" if row.median_ms is None else sig3(row.median_ms), error)
-
-
-def fit(text: str, width: int, right: bool = False) -> str:
-    if len(text) > width:
-        return text[:max(0, width - 1)] + "…" if width > 0 else ""
-    return text.rjust(width) if right else text.ljust(width)
 
 
 class QueueTable(ScrollView, can_focus=True):
@@ -120,7 +76,7 @@ class QueueTable(ScrollView, can_focus=True):
         self.names: list[str] = []
         self.index: dict[str, int] = {}
         self.cursor = 0
-        self._frame: _Frame | None = None
+        self._frame: FrameStyle | None = None
         self._strips: dict[tuple, Strip] = {}  # (cells, kind) -> the drawn row
         self._strips_key: tuple | None = None
         self._status_styles: dict[str, Style] = {}
@@ -220,9 +176,9 @@ class QueueTable(ScrollView, can_focus=True):
         finally:
             self._frame = None
 
-    def _frame_context(self) -> _Frame:
+    def _frame_context(self) -> FrameStyle:
         base = self.rich_style
-        frame = _Frame(self.scrollable_content_region.width, round(self.scroll_x), round(self.scroll_y), base,
+        frame = FrameStyle(self.scrollable_content_region.width, round(self.scroll_x), round(self.scroll_y), base,
                        base + self.get_component_rich_style("queue--even-row"),
                        self.get_component_rich_style("queue--cursor"),
                        self.get_component_rich_style("queue--header"),
@@ -236,7 +192,7 @@ class QueueTable(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         frame = self._frame or self._frame_context()
         if y < HEADER:
-            return self._strip([(c.label, NO_STYLE) for c in self.columns], frame.header, frame)
+            return draw_cells(self.columns, [(c.label, NO_STYLE) for c in self.columns], frame.header, frame)
         i = frame.top + y - HEADER
         if i >= len(self.names):
             return Strip.blank(frame.width, frame.base)
@@ -250,8 +206,8 @@ class QueueTable(ScrollView, can_focus=True):
             else:
                 base = frame.even if kind == 2 else frame.base
                 status_style = self._status_style(cells[1])
-            strip = self._strip([(text, status_style if n == STATUS_COLUMN else NO_STYLE)
-                                 for n, text in enumerate(cells)], base, frame)
+            strip = draw_cells(self.columns, [(text, status_style if n == STATUS_COLUMN else NO_STYLE)
+                                              for n, text in enumerate(cells)], base, frame)
             if len(self._strips) >= STRIPS_KEPT:
                 self._strips.clear()
             self._strips[key] = strip
@@ -262,21 +218,6 @@ class QueueTable(ScrollView, can_focus=True):
         if style is None:
             style = self._status_styles[status] = Style(color=self.colour(status))
         return style
-
-    def _strip(self, cells: list[tuple[str, Style]], base: Style, frame: _Frame) -> Strip:
-        segments = [(" ", base)]  # a margin inside the pane's border
-        last = len(self.columns) - 1
-        for n, (column, (text, style)) in enumerate(zip(self.columns, cells)):
-            cell = fit(text, column.width, column.right)
-            if column.right:
-                # right-aligned: the leading blanks go to the end of the previous cell
-                padded = cell.lstrip(" ")
-                prev_text, prev_style = segments[-1]
-                segments[-1] = (prev_text + cell[:len(cell) - len(padded)], prev_style)
-                cell = padded
-            segments.append((cell + ("" if n == last else " " * GAP), base + style))
-        strip = Strip([Segment(t, s) for t, s in segments if t])
-        return strip.crop_extend(frame.scroll_x, frame.scroll_x + frame.width, base)
 
     # --- cursor ---
     def move_cursor(self, row: int, pick: bool = True) -> None:
