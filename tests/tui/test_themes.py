@@ -4,7 +4,11 @@ import re
 import tomllib
 from pathlib import Path
 
+from nnlite_tui.tui.messages import PipelineEvents
 from nnlite_tui.tui.themes import DEFAULT_THEME, load_themes, theme_colour, theme_dirs
+
+from .conftest import FROZEN, frozen_app
+from .scripted import busy_run_events
 
 REPO = Path(__file__).resolve().parents[2]
 STYLES = REPO / "nnlite_tui" / "tui" / "styles"
@@ -67,3 +71,23 @@ def test_widgets_take_colours_from_the_theme_only():
             continue
         for number, line in enumerate(path.read_text().splitlines(), 1):
             assert not literal.search(line), f"{path.relative_to(REPO)}:{number}: {line.strip()}"
+
+
+async def test_a_theme_switched_during_a_run_draws_as_a_console_started_in_it():
+    """The panes keep drawn lines for reuse; a theme change must draw them all again."""
+    screens = []
+    for start, switch in (("nnlite-dark", "nnlite-light"), ("nnlite-light", None)):
+        app = frozen_app(theme=start)
+        async with app.run_test(size=(160, 48)) as pilot:
+            app.post_message(PipelineEvents(busy_run_events(FROZEN)))
+            await pilot.pause()
+            await pilot.pause()
+            if switch:
+                app.theme = switch
+                await pilot.pause()
+                await pilot.pause()
+            screens.append([list(strip) for strip in app.screen._compositor.render_strips()])
+    switched, started = screens
+    assert len(switched) == len(started)
+    for y, (a, b) in enumerate(zip(switched, started)):
+        assert a == b, f"line {y} differs"

@@ -8,7 +8,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from nnlite_tui.core.events import (DeviceState, Event, ModelLog, ModelStatus, RunStarted, StageFinished,
                                     StageStarted)
@@ -20,6 +19,7 @@ from nnlite_tui.tui.widgets.log_pane import LogPane
 from nnlite_tui.tui.widgets.model_queue import ModelQueue
 from nnlite_tui.tui.widgets.queue_table import QueueTable
 from nnlite_tui.tui.widgets.run_header import RunHeader
+from nnlite_tui.tui.widgets.steady_footer import SteadyFooter
 
 
 class MainScreen(Screen):
@@ -36,7 +36,7 @@ class MainScreen(Screen):
                 yield DevicesPane(self.view, id="devices", classes="pane")
                 yield EventsPane(self.view, id="events", classes="pane")
         yield LogPane(self.view, id="log", classes="pane")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#queue-table").focus()

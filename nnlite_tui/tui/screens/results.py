@@ -38,6 +38,7 @@ class ResultsScreen(Screen):
         super().__init__()
         self.view = view
         self.cache = cache  # kept by the app: reopening the screen does not read the reports again
+        self._shown: dict[str, str] = {}  # pane id -> the markup on screen
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="results"):
@@ -59,9 +60,15 @@ class ResultsScreen(Screen):
         missing = self.cache.missing(rows)
         if missing:
             self._read_params(missing[:READS_PER_REFRESH])
-        self.query_one("#results-plot", Static).update(self.plot_content(rows, len(missing)))
-        self.query_one("#results-failures", Static).update(self.failures_content(rows))
-        self.query_one("#results-devices", Static).update(self.devices_content(rows))
+        # The panes have fixed sizes: new content needs no layout pass (which re-renders the screen),
+        # and content that did not change needs no repaint.
+        for pane, content in (("#results-plot", self.plot_content(rows, len(missing))),
+                              ("#results-failures", self.failures_content(rows)),
+                              ("#results-devices", self.devices_content(rows))):
+            static = self.query_one(pane, Static)
+            if self._shown.get(pane) != content.markup:
+                self._shown[pane] = content.markup
+                static.update(content, layout=False)
 
     @work(thread=True, exclusive=True, group="results-params", exit_on_error=False)
     def _read_params(self, names: list[str]) -> None:

@@ -8,6 +8,7 @@ from textual.widgets import Static
 
 from nnlite_tui.core.events import DeviceState
 from nnlite_tui.tui.state import RunView
+from nnlite_tui.tui.widgets.borders import set_border_text
 
 STATE_STYLE = {"device": "$success", "idle": "$success", "busy": "$primary", "booting": "$accent",
                "offline": "$warning", "absent": "$text-muted", "lost": "$error"}
@@ -83,8 +84,7 @@ class DevicesPane(VerticalScroll):
                 self.mount(card)
             card.show(state, now)
         title = f"Devices {len(self.cards)}"
-        if title != self.border_title:  # setting it repaints the whole pane
-            self.border_title = title
+        set_border_text(self, title)
 
     def tick(self) -> None:
         """Boot timers advance every second even when the monitor is quiet."""

@@ -7,11 +7,15 @@ import time
 
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Static
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.visual import Visual
+from textual.widget import Widget
 
 from nnlite_tui.core.events import DeviceState, Event, ModelStatus, Recovery, RunControl, RunFinished, RunStarted
 from nnlite_tui.tui.formatting import shorten
 from nnlite_tui.tui.state import RunView
+from nnlite_tui.tui.widgets.borders import set_border_text
 
 TARGET_WIDTH = 20  # a long target (a device path) keeps its start and its end
 SHOWN = 100  # newest events on screen; the whole history is in events.jsonl (nnlite status)
@@ -57,6 +61,55 @@ def describe(event: Event, now: float) -> str:
     return type(event).__name__
 
 
+class EventLines(Widget):
+    """The pane's body: one line per event, each drawn once and reused while newer events push it
+    down. A new event moves every line (all repainted, from their drawn strips); a countdown tick
+    repaints its own line only."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.lines: list[Content] = []
+        self._strips: list[Strip] = []
+        self._drawn: dict[int, tuple[Content, Strip]] = {}  # id(line) -> (line, strip)
+        self._drawn_key: tuple | None = None
+
+    def render(self) -> Content:
+        """The text shown, as one Content (for a reader of the pane; drawing goes by line)."""
+        return Content("\n").join(self.lines)
+
+    def show(self, lines: list[Content]) -> None:
+        self.lines = lines
+        old, self._strips = self._strips, [self._draw(line) for line in lines]
+        changed = [y for y in range(max(len(old), len(self._strips)))
+                   if y >= len(old) or y >= len(self._strips) or old[y] is not self._strips[y]]
+        if len(changed) > 1:
+            self.refresh()
+        elif changed:
+            self.refresh(Region(0, changed[0], self.size.width, 1))
+
+    def _draw(self, line: Content) -> Strip:
+        width, style = self.size.width, self.visual_style
+        if (width, style) != self._drawn_key:  # another width or theme: draw every line again
+            self._drawn.clear()
+            self._drawn_key = (width, style)
+        drawn = self._drawn.get(id(line))
+        if drawn is not None and drawn[0] is line:
+            return drawn[1]
+        strips = Visual.to_strips(self, line, width, 1, style) if width else []
+        strip = strips[0] if strips else Strip.blank(width, style.rich_style)
+        if len(self._drawn) > 4 * SHOWN:
+            self._drawn.clear()
+        self._drawn[id(line)] = (line, strip)
+        return strip
+
+    def render_line(self, y: int) -> Strip:
+        if self._drawn_key != (self.size.width, self.visual_style):
+            self._strips = [self._draw(line) for line in self.lines]
+        if y < len(self._strips):
+            return self._strips[y]
+        return Strip.blank(self.size.width, self.visual_style.rich_style)
+
+
 class EventsPane(Vertical):
     """The newest events that fit; older ones are in events.jsonl (`nnlite status`).
 
@@ -66,9 +119,9 @@ class EventsPane(Vertical):
     def __init__(self, view: RunView, **kwargs) -> None:
         super().__init__(**kwargs)
         self.view = view
-        self.body = Static(id="events-body")
+        self.body = EventLines(id="events-body")
         self._lines: dict[tuple[int, int], tuple[Event, Content]] = {}
-        self._plain: str | None = None
+        self._none = Content.styled("no events yet", "dim")
 
     def compose(self):
         yield self.body
@@ -110,13 +163,11 @@ class EventsPane(Vertical):
 
     def refresh_events(self) -> None:
         now = self.view.clock()
-        width = self.body.size.width or 60
-        lines = [self.line(event, now, width) for event in itertools.islice(self.view.notable, SHOWN)]
+        width, height = self.body.size
+        # Only what fits: the body does not scroll, and every line drawn costs each repaint.
+        shown = min(SHOWN, height) if height else SHOWN
+        lines = [self.line(event, now, width or 60) for event in itertools.islice(self.view.notable, shown)]
         errors = sum(1 for e in self.view.notable if severity(e) == "error")
         title = f"Events {len(self.view.notable)}" + (f"  errors {errors}" if errors else "")
-        if title != self.border_title:
-            self.border_title = title
-        content = Content("\n").join(lines) if lines else Content.styled("no events yet", "dim")
-        if content.plain != self._plain:
-            self._plain = content.plain
-            self.body.update(content, layout=False)
+        set_border_text(self, title)
+        self.body.show(lines or [self._none])

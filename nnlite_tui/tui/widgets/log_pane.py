@@ -16,13 +16,15 @@ from collections import deque
 from typing import Iterable
 
 from rich.segment import Segment
+from rich.style import Style
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from nnlite_tui.tui.state import LOG_LINES_PER_MODEL, RunView
+from nnlite_tui.tui.widgets.borders import set_border_text
 
 MAX_WIDTH = 500  # characters of a line kept (the model's log file has them whole)
 CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
@@ -56,6 +58,9 @@ class LogPane(ScrollView, can_focus=True):
         self.shown: str | None = None
         self.lines: deque[str] = deque(maxlen=LOG_LINES_PER_MODEL)
         self._width = 0
+        self._frame: tuple[int, int, int, int, Style] | None = None  # width, height, scroll x and y, style: while a frame is drawn
+        self._strips: dict[tuple[str, int], Strip] = {}  # (line, scroll x) -> the drawn line
+        self._strips_key: tuple | None = None
 
     def on_mount(self) -> None:
         self.update_title()
@@ -108,7 +113,7 @@ class LogPane(ScrollView, can_focus=True):
         if self.scroll_y < self.max_scroll_y - 0.5:  # scrolled back: the lines on screen stay there
             self.scroll_y = self.validate_scroll_y(self.scroll_y - len(added))
             self.update_title()
-        self.refresh()
+        self.refresh(self.size.region)  # the lines only: the border and its title stay as they are
 
     def sync(self, new_lines: dict[str, list[str]] | None = None) -> None:
         """Show the target model's log; append only new lines when the target did not change."""
@@ -128,20 +133,39 @@ class LogPane(ScrollView, can_focus=True):
         how = "picked, Esc follows in-flight" if self.picked else "following in-flight"
         back = round(self.max_scroll_y - self.scroll_y) if self.is_mounted else 0
         title, subtitle = f"Log: {self.shown or '-'}", (f"{back} newer lines below  " if back > 0 else "") + how
-        if (title, subtitle) != (self.border_title, self.border_subtitle):
-            self.border_title, self.border_subtitle = title, subtitle
+        set_border_text(self, title, subtitle)
 
     # --- drawing ---
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Read the style and geometry once for all the lines of this frame (each read walks the DOM)."""
+        self._frame = self._frame_context()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._frame = None
+
+    def _frame_context(self) -> tuple[int, int, int, int, Style]:
+        region, style = self.scrollable_content_region, self.rich_style
+        if (region.width, style) != self._strips_key:  # another width or style: the drawn lines are stale
+            self._strips.clear()
+            self._strips_key = (region.width, style)
+        return region.width, region.height, round(self.scroll_x), round(self.scroll_y), style
+
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        height = self.scrollable_content_region.height
+        width, height, scroll_x, scroll_y, style = self._frame or self._frame_context()
         count = len(self.lines)
         if count <= height:  # all fits: top-aligned, as a terminal fills
             index = y
         else:  # newest at the bottom of the fixed virtual height
-            index = count - (LOG_LINES_PER_MODEL - (round(self.scroll_y) + y))
-        style = self.rich_style
+            index = count - (LOG_LINES_PER_MODEL - (scroll_y + y))
         if not 0 <= index < count:
             return Strip.blank(width, style)
-        scroll_x = round(self.scroll_x)
-        return Strip([Segment(self.lines[index], style)]).crop_extend(scroll_x, scroll_x + width, style)
+        text = self.lines[index]
+        key = (text, scroll_x)
+        strip = self._strips.get(key)
+        if strip is None:  # a new line moves the others up: each is drawn once, then reused
+            strip = Strip([Segment(text, style)]).crop_extend(scroll_x, scroll_x + width, style)
+            if len(self._strips) >= 4 * LOG_LINES_PER_MODEL:
+                self._strips.clear()
+            self._strips[key] = strip
+        return strip

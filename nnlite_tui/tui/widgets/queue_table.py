@@ -9,41 +9,22 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from nnlite_tui.core.events import STATUSES
-from nnlite_tui.tui.formatting import sig3
 from nnlite_tui.tui.messages import ModelPicked
 from nnlite_tui.tui.state import ModelRow
+from nnlite_tui.tui.widgets.queue_rows import (GAP, MIN_ERROR, NO_STYLE, STATUS_COLUMN, Column, FrameStyle,
+                                               draw_cells, model_cells)
 
 HEADER = 1  # lines above the first row
-GAP = 2  # blanks between columns, written at the end of the left cell (see formatting.py)
-MIN_ERROR = 10
-
-
-class Column:
-    def __init__(self, key: str, label: str, width: int, right: bool = False):
-        self.key, self.label, self.width, self.right = key, label, width, right
-
-
-def model_cells(row: ModelRow) -> tuple[str, str, str, str, str, str]:
-    """The plain text of a row's cells: model, status, try, device, median, error."""
-    error = (row.error or "").splitlines()[0] if row.error else " ".join(f"[{flag}]" for flag in row.flags)
-    return (row.name, row.status, str(row.attempt or ""), row.device or "",
-            "" if row.median_ms is None else sig3(row.median_ms), error)
-
-
-def fit(text: str, width: int, right: bool = False) -> str:
-    if len(text) > width:
-        return text[:max(0, width - 1)] + "…" if width > 0 else ""
-    return text.rjust(width) if right else text.ljust(width)
+STRIPS_KEPT = 2000  # drawn rows kept for reuse (a re-sort moves rows; their text rarely changes)
 
 
 class QueueTable(ScrollView, can_focus=True):
@@ -95,12 +76,18 @@ class QueueTable(ScrollView, can_focus=True):
         self.names: list[str] = []
         self.index: dict[str, int] = {}
         self.cursor = 0
+        self._frame: FrameStyle | None = None
+        self._strips: dict[tuple, Strip] = {}  # (cells, kind) -> the drawn row
+        self._strips_key: tuple | None = None
+        self._status_styles: dict[str, Style] = {}
         self.columns = [Column("model", "Model", 10), Column("status", "Status", max(map(len, STATUSES))),
                         Column("attempt", "Try", 3, right=True), Column("device", "Device", 6),
                         Column("median", "Median ms", 9, right=True), Column("error", "Error", MIN_ERROR)]
 
     # --- data ---
     def set_rows(self, names: Sequence[str], keep: str | None = None) -> None:
+        top, rows = round(self.scroll_y), self.visible_rows
+        shown, cursor = self.names[top:top + rows], self.cursor
         self.names = list(names)
         self.index = {name: i for i, name in enumerate(self.names)}
         if keep is not None and keep in self.index:
@@ -108,7 +95,25 @@ class QueueTable(ScrollView, can_focus=True):
         self.cursor = max(0, min(self.cursor, len(self.names) - 1))
         self._size_virtual()
         self.scroll_to_cursor()
-        self.refresh()
+        if round(self.scroll_y) != top:
+            return  # scrolling repaints the whole table
+        # A re-sort or re-filter during a run mostly leaves the rows on screen where they were:
+        # repaint the lines whose model (or cursor) changed. Their data changes repaint them anyway.
+        now = self.names[top:top + rows]
+        changed = [k for k in range(rows)
+                   if (shown[k] if k < len(shown) else None) != (now[k] if k < len(now) else None)
+                   or (cursor != self.cursor and top + k in (cursor, self.cursor))]
+        if len(changed) == rows:
+            self.refresh(self.size.region)
+        else:
+            for k in changed:
+                self.refresh_line(top + k + HEADER)
+
+    def restyle(self) -> None:
+        """The theme changed: draw every row again."""
+        self._strips.clear()
+        self._status_styles.clear()
+        self.refresh(self.size.region)
 
     def set_widths(self, model: int, device: int) -> None:
         """Widths of the model and device columns (the longest name/serial); error takes the rest."""
@@ -116,13 +121,24 @@ class QueueTable(ScrollView, can_focus=True):
         self.columns[0].width, self.columns[3].width = model, max(6, device)
         if changed:
             self._size_virtual()
-            self.refresh()
+            self.refresh(self.size.region)
 
     def _size_virtual(self) -> None:
         width = self.scrollable_content_region.width or 80
         fixed = 1 + sum(c.width + GAP for c in self.columns[:-1])
         self.columns[-1].width = max(MIN_ERROR, width - fixed)
-        self.virtual_size = Size(fixed + self.columns[-1].width, len(self.names) + HEADER)
+        size = Size(fixed + self.columns[-1].width, len(self.names) + HEADER)
+        if size == self.virtual_size:
+            return
+        if not self.is_mounted or not self.container_size:
+            self.virtual_size = size
+            return
+        # A new row count (a filter, a re-sort) changes the scroll range, not the table's place on
+        # screen: set it without the layout pass that assigning virtual_size asks for (a layout
+        # pass re-arranges and re-renders the whole screen). The scrollbar follows; if it has to
+        # appear or go, showing or hiding it asks for the layout itself.
+        self.set_reactive(QueueTable.virtual_size, size)
+        self._scroll_update(size)
 
     def on_resize(self) -> None:
         self._size_virtual()
@@ -135,7 +151,7 @@ class QueueTable(ScrollView, can_focus=True):
         for name in names:
             i = self.index.get(name)
             if i is not None and top <= i < top + rows:
-                self.refresh_line(i - top + HEADER)
+                self.refresh_line(i + HEADER)  # a line of the virtual table (refresh_line scrolls it)
 
     @property
     def row_count(self) -> int:
@@ -152,43 +168,56 @@ class QueueTable(ScrollView, can_focus=True):
         return self.names[self.cursor] if self.names else None
 
     # --- drawing ---
-    def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width
-        scroll_x = round(self.scroll_x)
-        if y < HEADER:
-            style = self.get_component_rich_style("queue--header")
-            cells = [(c.label, Style()) for c in self.columns]
-            return self._strip(cells, style, scroll_x, width)
-        i = round(self.scroll_y) + y - HEADER
-        if i >= len(self.names):
-            return Strip.blank(width, self.rich_style)
-        row = self.lookup(self.names[i])
-        if i == self.cursor:
-            base = self.get_component_rich_style("queue--cursor")
-            status_style = Style()
-        else:
-            base = self.rich_style
-            if i % 2:
-                base = base + self.get_component_rich_style("queue--even-row")
-            status_style = Style(color=self.colour(row.status))
-        cells = [(text, status_style if c.key == "status" else Style())
-                 for c, text in zip(self.columns, model_cells(row))]
-        return self._strip(cells, base, scroll_x, width)
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Read the styles and geometry once for all the lines of this frame (each read walks the DOM)."""
+        self._frame = self._frame_context()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._frame = None
 
-    def _strip(self, cells: list[tuple[str, Style]], base: Style, scroll_x: int, width: int) -> Strip:
-        segments = [(" ", base)]  # a margin inside the pane's border
-        last = len(self.columns) - 1
-        for n, (column, (text, style)) in enumerate(zip(self.columns, cells)):
-            cell = fit(text, column.width, column.right)
-            if column.right:
-                # right-aligned: the leading blanks go to the end of the previous cell
-                padded = cell.lstrip(" ")
-                prev_text, prev_style = segments[-1]
-                segments[-1] = (prev_text + cell[:len(cell) - len(padded)], prev_style)
-                cell = padded
-            segments.append((cell + ("" if n == last else " " * GAP), base + style))
-        strip = Strip([Segment(t, s) for t, s in segments if t])
-        return strip.crop_extend(scroll_x, scroll_x + width, base)
+    def _frame_context(self) -> FrameStyle:
+        base = self.rich_style
+        frame = FrameStyle(self.scrollable_content_region.width, round(self.scroll_x), round(self.scroll_y), base,
+                       base + self.get_component_rich_style("queue--even-row"),
+                       self.get_component_rich_style("queue--cursor"),
+                       self.get_component_rich_style("queue--header"),
+                       tuple((c.width, c.right) for c in self.columns))
+        if frame.key != self._strips_key:  # another width, theme or focus: the drawn rows are stale
+            self._strips.clear()
+            self._status_styles.clear()
+            self._strips_key = frame.key
+        return frame
+
+    def render_line(self, y: int) -> Strip:
+        frame = self._frame or self._frame_context()
+        if y < HEADER:
+            return draw_cells(self.columns, [(c.label, NO_STYLE) for c in self.columns], frame.header, frame)
+        i = frame.top + y - HEADER
+        if i >= len(self.names):
+            return Strip.blank(frame.width, frame.base)
+        cells = model_cells(self.lookup(self.names[i]))
+        kind = 0 if i == self.cursor else 1 + i % 2
+        key = (cells, kind)
+        strip = self._strips.get(key)
+        if strip is None:
+            if kind == 0:
+                base, status_style = frame.cursor, NO_STYLE
+            else:
+                base = frame.even if kind == 2 else frame.base
+                status_style = self._status_style(cells[1])
+            strip = draw_cells(self.columns, [(text, status_style if n == STATUS_COLUMN else NO_STYLE)
+                                              for n, text in enumerate(cells)], base, frame)
+            if len(self._strips) >= STRIPS_KEPT:
+                self._strips.clear()
+            self._strips[key] = strip
+        return strip
+
+    def _status_style(self, status: str) -> Style:
+        style = self._status_styles.get(status)
+        if style is None:
+            style = self._status_styles[status] = Style(color=self.colour(status))
+        return style
 
     # --- cursor ---
     def move_cursor(self, row: int, pick: bool = True) -> None:
@@ -198,7 +227,7 @@ class QueueTable(ScrollView, can_focus=True):
         top = round(self.scroll_y)
         for i in (old, self.cursor):
             if top <= i < top + self.visible_rows:
-                self.refresh_line(i - top + HEADER)
+                self.refresh_line(i + HEADER)
         self.scroll_to_cursor()
         if pick:
             self.post_message(ModelPicked(self.names[self.cursor]))

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from textual.content import Content
-from textual.widgets import Static
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.style import Style as VisualStyle
+from textual.visual import Visual
+from textual.widget import Widget
 
-from nnlite_tui.tui.formatting import line
+from nnlite_tui.tui.formatting import Span, spans
 from nnlite_tui.tui.state import RunView
 
 BAR_WIDTH = 24
@@ -23,8 +27,13 @@ def duration(seconds: float | None) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}"
 
 
-class RunHeader(Static):
-    """Two lines at the top; its class says whether the run is running, paused, stopping or finished."""
+class RunHeader(Widget):
+    """Two lines at the top; its class says whether the run is running, paused, stopping or finished.
+
+    Both lines change with nearly every update during a run, but only a few of their fields do
+    (a count, the rate, the clock): each field is drawn once and reused while its text and style
+    stay, and a line is the join of its fields' drawings.
+    """
 
     def __init__(self, view: RunView, *, mode: str = "local", **kwargs) -> None:
         super().__init__(**kwargs)
@@ -32,6 +41,14 @@ class RunHeader(Static):
         self.mode = mode  # "local" | "attached"
         self._word = ""
         self._text: tuple[str, str] | None = None
+        self._parts: list[list[tuple[str, str]]] = [[], []]
+        self._strips: list[Strip | None] = [None, None]
+        self._drawn: dict[tuple[str, str], Strip] = {}  # (text, style) of a field -> its drawing
+        self._drawn_key: tuple | None = None
+
+    def render(self) -> Content:
+        """The two lines as one Content (for a reader of the header; drawing goes by field)."""
+        return Content("\n").join([Content.assemble(*parts) for parts in self._parts])
 
     def on_mount(self) -> None:
         self.update_from_view()
@@ -67,16 +84,48 @@ class RunHeader(Static):
         rate = view.throughput_per_hour()
         in_flight = ", ".join(view.in_flight()) or "-"
         source = f"attached to {view.run_dir}" if self.mode == "attached" else (view.run_dir or "")
-        line1 = line(
+        line1 = fields_of(
             ("nnlite", "bold"), "  ", (f" {word} ", "reverse bold"), f"  {bar} {percent}  ",
             (f"done {done}", "bold $success"), "  ", (f"failed {failed}", "bold $error"), "  ",
             (f"skipped {skipped}", "$warning"), f"  of {total}   ",
             f"{rate:.1f}" if rate is not None else "--", " models/h   ETA ", duration(view.eta_seconds()),
             "   elapsed ", duration(view.elapsed()),
         )
-        line2 = line(("in flight: ", "dim"), in_flight, "   ", (source, "dim"))
-        text = (line1.plain, line2.plain)
-        if text != self._text:  # the styles follow from the text: same text, nothing to repaint
-            self._text = text
-            # Two lines, always: no layout pass (a layout pass re-renders the whole screen).
-            self.update(Content("\n").join([line1, line2]), layout=False)
+        line2 = fields_of(("in flight: ", "dim"), in_flight, "   ", (source, "dim"))
+        text = ("".join(t for t, _ in line1), "".join(t for t, _ in line2))
+        if text == self._text:  # the styles follow from the text: same text, nothing to repaint
+            return
+        old, self._text = self._text or ("", ""), text
+        for y, parts in enumerate((line1, line2)):
+            if text[y] != old[y]:
+                self._parts[y], self._strips[y] = parts, None
+                # Two lines, always: no layout pass (a layout pass re-renders the whole screen).
+                self.refresh(Region(0, y, self.size.width, 1))
+
+    def render_line(self, y: int) -> Strip:
+        width, style = self.size.width, self.visual_style
+        if (width, style) != self._drawn_key:  # another width or a restyle (paused, theme)
+            self._drawn.clear()
+            self._strips = [None, None]
+            self._drawn_key = (width, style)
+        if y >= len(self._strips):
+            return Strip.blank(width, style.rich_style)
+        strip = self._strips[y]
+        if strip is None:
+            strip = Strip.join([self._draw(part, style) for part in self._parts[y]]).simplify()
+            strip = self._strips[y] = strip.crop(0, width)
+        return strip
+
+    def _draw(self, part: tuple[str, str], style: VisualStyle) -> Strip:
+        strip = self._drawn.get(part)
+        if strip is None:
+            if len(self._drawn) > 256:  # old counts and clocks
+                self._drawn.clear()
+            drawn = Visual.to_strips(self, Content.assemble(part), len(part[0]) + 1, 1, style)
+            strip = self._drawn[part] = drawn[0] if drawn else Strip([])
+        return strip
+
+
+def fields_of(*parts: Span) -> list[tuple[str, str]]:
+    """The (text, style) fields of a line, spaced as formatting.line() spaces them."""
+    return [part if isinstance(part, tuple) else (part, "") for part in spans(*parts)]

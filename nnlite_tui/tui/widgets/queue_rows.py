@@ -1,0 +1,75 @@
+"""How the queue table draws a line: the cells of a model's row, cut to their columns, as a Strip.
+
+Pure drawing (no widget): QueueTable reads its styles once per frame into a FrameStyle and draws
+each visible line with draw_cells().
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.strip import Strip
+
+from nnlite_tui.tui.formatting import sig3
+from nnlite_tui.tui.state import ModelRow
+
+GAP = 2  # blanks between columns, written at the end of the left cell (see formatting.py)
+MIN_ERROR = 10
+NO_STYLE = Style()
+STATUS_COLUMN = 1
+
+
+class Column:
+    def __init__(self, key: str, label: str, width: int, right: bool = False):
+        self.key, self.label, self.width, self.right = key, label, width, right
+
+
+@dataclass(frozen=True)
+class FrameStyle:
+    """What every line of one frame is drawn with."""
+
+    width: int
+    scroll_x: int
+    top: int
+    base: Style
+    even: Style
+    cursor: Style
+    header: Style
+    columns: tuple[tuple[int, bool], ...]
+
+    @property
+    def key(self) -> tuple:
+        """What a drawn row depends on besides its cells and its kind (cursor, odd, even)."""
+        return self.width, self.scroll_x, self.base, self.even, self.cursor, self.columns
+
+
+def model_cells(row: ModelRow) -> tuple[str, str, str, str, str, str]:
+    """The plain text of a row's cells: model, status, try, device, median, error."""
+    error = (row.error or "").splitlines()[0] if row.error else " ".join(f"[{flag}]" for flag in row.flags)
+    return (row.name, row.status, str(row.attempt or ""), row.device or "",
+            "" if row.median_ms is None else sig3(row.median_ms), error)
+
+
+def fit(text: str, width: int, right: bool = False) -> str:
+    if len(text) > width:
+        return text[:max(0, width - 1)] + "…" if width > 0 else ""
+    return text.rjust(width) if right else text.ljust(width)
+
+
+def draw_cells(columns: list[Column], cells: list[tuple[str, Style]], base: Style, frame: FrameStyle) -> Strip:
+    """One line of the table: each (text, style) cell in its column, on `base`, scrolled and cut to the width."""
+    segments = [(" ", base)]  # a margin inside the pane's border
+    last = len(columns) - 1
+    for n, (column, (text, style)) in enumerate(zip(columns, cells)):
+        cell = fit(text, column.width, column.right)
+        if column.right:
+            # right-aligned: the leading blanks go to the end of the previous cell
+            padded = cell.lstrip(" ")
+            prev_text, prev_style = segments[-1]
+            segments[-1] = (prev_text + cell[:len(cell) - len(padded)], prev_style)
+            cell = padded
+        segments.append((cell + ("" if n == last else " " * GAP), base + style))
+    strip = Strip([Segment(t, s) for t, s in segments if t])
+    return strip.crop_extend(frame.scroll_x, frame.scroll_x + frame.width, base)
