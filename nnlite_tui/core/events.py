@@ -65,6 +65,7 @@ class StageFinished(Event):
     seconds: float
     device: str | None = None
     detail: str = ""
+    isolated_s: float | None = None  # a host benchmark: how long other work was held back (--isolation)
 
 
 @dataclass(frozen=True)
