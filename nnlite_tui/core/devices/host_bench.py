@@ -12,6 +12,7 @@ still gets a fresh process. End of input before a path (the parent closed it or 
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -66,13 +67,20 @@ def serve(cpus: str | None) -> int:
     import numpy  # noqa: F401 - imported now, while nothing is being timed
     from ai_edge_litert import interpreter  # noqa: F401
 
-    from nnlite_tui.core import bench, stats  # noqa: F401
+    from nnlite_tui.core import bench, stats, tensor_quant  # noqa: F401
 
+    bench.memory_snapshot()  # looks up glibc's mallinfo2 (an ldconfig run) now rather than in the pause
     print(READY, flush=True)
     line = sys.stdin.readline().strip()
     if not line:
         return 0  # not needed after all
-    return main(line)
+    code = main(line)
+    # The interpreter is gone (freed when the benchmark returned; collected here if a cycle held it),
+    # so a crash in its teardown still shows as this process dying. What is left is the unwinding of
+    # Python and its libraries, tens of ms during which the parent would hold conversions back.
+    gc.collect()
+    sys.stdout.flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":
