@@ -142,6 +142,9 @@ def compare(args, extra: list[str], naive_extra: list[str], env_extra: dict[str,
             naive_w.append(wall)
             naive = from_naive(out, wall)
             print(f"round {r + 1}: naive  {wall:8.1f} s  ({out.strip().splitlines()[-1]})", flush=True)
+            for line in out.splitlines():
+                if line.startswith("failed "):
+                    print(f"  naive {line}", flush=True)
             env["NNLITE_CACHE_DIR"] = str(Path(tmp) / "cache-nnlite")
             wall, out = timed([sys.executable, "-m", "nnlite_tui", "run", *args.models, "--out", str(Path(tmp) / "run"),
                                "--headless", *ours_bench, *pick, *extra], env)
