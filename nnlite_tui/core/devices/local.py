@@ -115,6 +115,7 @@ class LocalDevice:
         self._proc: BenchProcess | None = None  # the process timing a model now
         self._spare: BenchProcess | None = None  # the next one, started ahead
         self._lock = threading.Lock()
+        self._closed = False  # closed (run over): no process is started ahead any more
 
     def prepare(self, reporter: Reporter) -> None:
         info = self.info()
@@ -122,6 +123,7 @@ class LocalDevice:
         reporter.emit(DeviceState(serial=self.serial, state="idle", kind="host", detail=info["model"] or "",
                                   temperature_c=snap["max_temperature_c"],
                                   mem_available_kb=snap["memory"]["available_ram_kb"]))
+        self._closed = False
         if self.prestart:
             self._spare_process()
 
@@ -173,7 +175,7 @@ class LocalDevice:
             finally:
                 with self._lock:
                     self._proc = None
-            if self.prestart and not (cancel is not None and cancel.is_set()):
+            if self.prestart and not self._closed and not (cancel is not None and cancel.is_set()):
                 self._spare_process()  # the next model's process imports while conversions run again
             output = proc.output()
             why = f"signal {signal.Signals(-code).name}" if code and code < 0 else f"exit code {code}"
@@ -201,6 +203,7 @@ class LocalDevice:
         return True  # nothing to reconnect: the next benchmark starts a fresh process
 
     def close(self) -> None:
+        self._closed = True
         self.kill_children()
         with self._lock:
             spare, self._spare = self._spare, None
