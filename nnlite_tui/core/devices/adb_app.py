@@ -165,7 +165,9 @@ def launch_args(model: str, report: str, launch_id: str, s: BenchSettings, proto
 
 # A dark or locked screen leaves the app behind the keyguard, where the platform throttles it.
 WAKE_SCREEN = "input keyevent KEYCODE_WAKEUP; wm dismiss-keyguard; true"
-FIRST_POLL_S = 0.05  # the first looks for the report, once it can exist
+# Once the report can exist: a look every 0.1 s for 2 s (a short benchmark's report is seen soon
+# after it lands), then every poll_s (a long one is not asked about ten times a second throughout).
+FAST_POLL_S, FAST_POLL_WINDOW_S = 0.1, 2.0
 
 
 class LogWatch:
@@ -261,12 +263,9 @@ def _wait_report(link: Link, report: str, watch: LogWatch, timeouts: Timeouts, s
     limit = timeouts.report_deadline(settings)
     deadline = started + limit
     next_log = started + timeouts.logcat_every_s
-    # No report can exist before the app has warmed up and timed for as long as the settings ask;
-    # after that, quick looks first (a short benchmark's report is seen soon after it lands), slower
-    # ones later (a long benchmark is not asked about twenty times a second).
+    # No report can exist before the app has warmed up and timed for as long as the settings ask.
     earliest = started + min(settings.warmup_seconds, settings.max_seconds) + min(settings.min_seconds,
                                                                                   settings.max_seconds)
-    interval = min(FIRST_POLL_S, timeouts.poll_s)
     while True:
         if time.monotonic() >= earliest and link.exists(report):
             return link.read_bytes(report)
@@ -284,7 +283,7 @@ def _wait_report(link: Link, report: str, watch: LogWatch, timeouts: Timeouts, s
         if now < earliest:
             pause = min(earliest, next_log, deadline) - now
         else:
-            pause, interval = interval, min(interval * 1.5, timeouts.poll_s)
+            pause = min(FAST_POLL_S if now < earliest + FAST_POLL_WINDOW_S else timeouts.poll_s, timeouts.poll_s)
         if cancel is not None:
             cancel.wait(pause)
         else:
