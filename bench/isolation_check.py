@@ -105,6 +105,7 @@ def convert_targets(specs, out_dir: Path, options: ConvertOptions, workers: int)
 
 
 def measure(device: LocalDevice, isolation: HostIsolation, path: str, settings: BenchSettings) -> float:
+    device.ready_for_benchmark()  # as the pipeline does: the process starts up before the pause
     with isolation.benchmarking():
         result = device.benchmark(path, settings, "isolation-check")
     if not result.get("valid"):
@@ -153,6 +154,7 @@ def paired(args) -> int:
         finally:
             load.stop()
             converter.close()
+            device.close()
     return report(on, off, args.tolerance)
 
 

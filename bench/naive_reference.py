@@ -2,11 +2,13 @@
 """The naive sequential reference: one process, for each model instantiate, convert, export, load,
 warm up and time the runs — the shape of the NN Lite pipeline without its emulator.
 
-    python bench/naive_reference.py OUT_DIR --runs 50 --min-seconds 1 --warmup 5 SOURCE...
+    python bench/naive_reference.py OUT_DIR --runs 50 --min-seconds 1 --warmup 5 [--warmup-seconds 0.5]
+                                    [--include GLOB]... [--limit N] SOURCE...
 
 With `--adb SERIAL [--apk APK]`, each converted model is benchmarked on that adb device instead,
 through the same device code nnlite uses, one model after the other (push, launch, poll, pull).
-Prints one line per model and the wall time. Used by pipeline_vs_naive.py.
+Prints one line per model (its median, conversion seconds and benchmark seconds) and the wall time.
+Used by pipeline_vs_naive.py.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=50)
     ap.add_argument("--min-seconds", type=float, default=1.0)
     ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--warmup-seconds", type=float, default=0.0, help="warm up for at least this long too")
+    ap.add_argument("--include", action="append", default=[], help="only models matching this glob")
     ap.add_argument("--limit", type=int)
     ap.add_argument("--adb", help="benchmark on this adb serial instead of in-process")
     ap.add_argument("--apk")
@@ -51,11 +55,13 @@ def main() -> int:
 
         device = AdbDevice(args.adb, apk=args.apk)
         device.prepare(RecordingReporter())
-        settings = BenchSettings(warmup=args.warmup, runs=args.runs, min_seconds=args.min_seconds)
+        settings = BenchSettings(warmup=args.warmup, runs=args.runs, min_seconds=args.min_seconds,
+                                 warmup_seconds=args.warmup_seconds)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     ok = failed = 0
-    for spec in discover(args.sources, limit=args.limit):
+    for spec in discover(args.sources, include=args.include, limit=args.limit):
+        t_model = time.monotonic()
         try:
             mod_spec = importlib.util.spec_from_file_location(f"naive_{ok + failed}", spec.file)
             module = importlib.util.module_from_spec(mod_spec)
@@ -64,19 +70,25 @@ def main() -> int:
             x = torch.randn(*spec.in_shape)
             path = out / f"{spec.name}.tflite"
             litert_torch.convert(model, (x,)).export(str(path))
+            t_bench = time.monotonic()
             if device is not None:
                 result = device.benchmark(str(path), settings, "naive")
                 if not result.get("valid"):
                     raise RuntimeError(result.get("error_message"))
                 ok += 1
-                print(f"ok     {spec.name} median {result['stats']['median_ns'] / 1e6:.3f} ms", flush=True)
+                print(f"ok     {spec.name} median {result['stats']['median_ns'] / 1e6:.3f} ms "
+                      f"{_seconds(t_model, t_bench)}", flush=True)
                 continue
             it = Interpreter(model_path=str(path), num_threads=1)
             it.allocate_tensors()
             d = it.get_input_details()[0]
             it.set_tensor(d["index"], np.random.default_rng(0).standard_normal(d["shape"]).astype(np.float32))
-            for _ in range(args.warmup):
+            warm, warm_ns = 0, 0
+            while warm < args.warmup or warm_ns < args.warmup_seconds * 1e9:
+                t0 = time.perf_counter_ns()
                 it.invoke()
+                warm_ns += time.perf_counter_ns() - t0
+                warm += 1
             samples, total = [], 0
             while len(samples) < args.runs or total < args.min_seconds * 1e9:
                 t0 = time.perf_counter_ns()
@@ -87,13 +99,19 @@ def main() -> int:
                 if len(samples) >= 10000 or total >= 60e9:
                     break
             ok += 1
-            print(f"ok     {spec.name} median {sorted(samples)[len(samples) // 2] / 1e6:.3f} ms", flush=True)
+            print(f"ok     {spec.name} median {sorted(samples)[len(samples) // 2] / 1e6:.3f} ms "
+                  f"{_seconds(t_model, t_bench)}", flush=True)
         except Exception as exc:  # the reference records a failure and goes on, as NN Lite did
             failed += 1
             print(f"failed {spec.name}: {type(exc).__name__}: {str(exc).splitlines()[0][:120] if str(exc) else ''}",
                   flush=True)
     print(f"naive: {ok} ok, {failed} failed, wall {time.monotonic() - t_start:.1f} s")
     return 0
+
+
+def _seconds(t_model: float, t_bench: float) -> str:
+    """What pipeline_vs_naive.py reads: this model's conversion (import to export) and benchmark seconds."""
+    return f"convert {t_bench - t_model:.3f} s bench {time.monotonic() - t_bench:.3f} s"
 
 
 if __name__ == "__main__":

@@ -1,11 +1,21 @@
 #!/usr/bin/env python3
 """nnlite vs the naive sequential reference, on the same models with the same benchmark settings.
 
-    .venv/bin/python bench/pipeline_vs_naive.py MODELS [--rounds 1] [--runs 50] [--min-seconds 1]
-                                                [--warmup 5] [--limit N] [-- extra nnlite run args]
+    .venv/bin/python bench/pipeline_vs_naive.py MODELS [--rounds 1] [--skip N] [--limit N] [--include GLOB]
+                                                [--runs 50] [--min-seconds 0] [--warmup 5] [--warmup-seconds 0]
+                                                [--default-timing] [--sim] [--keep DIR] [-- extra nnlite run args]
 
 Alternates naive and nnlite runs (naive first), each from a cold start (fresh process, empty
-conversion cache), and prints both wall times, models/hour and the ratio nnlite/naive.
+conversion cache), and prints both wall times, models/hour, the ratio nnlite/naive and each side's
+timeline (bench/run_timeline.py): conversion seconds and their efficiency vs the naive's, benchmark
+seconds, the pause of the conversions per host benchmark, the tail after the last conversion.
+
+Models: the sources' models in discovery order, after `--include` globs, minus the first `--skip`,
+at most `--limit`; both sides get exactly these. Use `--skip` to measure on models not used while tuning.
+
+Timing: by default both sides do the same measurement, 50 timed runs after 5 warm-up runs, no time
+floor. `--default-timing`: nnlite with its own defaults (>= 1 s timed, >= 0.5 s warm-up, a fresh
+benchmark process per model) against a naive script doing the same >= 1 s / >= 0.5 s in-process.
 Extra arguments after `--` go to `nnlite run`.
 
 With `--sim`, both sides benchmark on a simulated adb device (`nnlite sim-device`, started here on a
@@ -17,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -25,6 +36,12 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from run_timeline import Timeline, from_naive, from_run  # noqa: E402
+
+DEFAULTS = {"runs": 50, "min_seconds": 1.0, "warmup": 5, "warmup_seconds": 0.5}  # nnlite run's
 
 
 def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, str]:
@@ -47,14 +64,31 @@ def main() -> int:
     ap.add_argument("models", nargs="+")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--runs", type=int, default=50)
-    ap.add_argument("--min-seconds", type=float, default=1.0)
+    ap.add_argument("--min-seconds", type=float, default=0.0)
     ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--warmup-seconds", type=float, default=0.0)
+    ap.add_argument("--default-timing", action="store_true",
+                    help="nnlite with its default timing vs a naive script doing the same timing")
+    ap.add_argument("--include", action="append", default=[], help="only models matching this glob")
+    ap.add_argument("--skip", type=int, default=0, help="leave out the first N models (those tuned on)")
     ap.add_argument("--limit", type=int)
+    ap.add_argument("--keep", type=Path, help="keep both sides' output in this directory")
     ap.add_argument("--sim", action="store_true", help="benchmark on a simulated adb device")
     args = ap.parse_args(argv)
     if args.sim:
         return with_simulator(args, extra)
     return compare(args, extra, naive_extra=[], env_extra={})
+
+
+def chosen_models(args) -> list[str]:
+    from nnlite_tui.core.sources import discover
+
+    names = [s.name for s in discover(args.models, include=args.include)][args.skip:]
+    return names[:args.limit] if args.limit else names
+
+
+def _glob_exact(name: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[]" else c for c in name)
 
 
 def with_simulator(args, extra: list[str]) -> int:
@@ -83,29 +117,61 @@ def with_simulator(args, extra: list[str]) -> int:
 
 
 def compare(args, extra: list[str], naive_extra: list[str], env_extra: dict[str, str]) -> int:
-    bench = ["--runs", str(args.runs), "--min-seconds", str(args.min_seconds), "--warmup", str(args.warmup)]
-    limit = ["--limit", str(args.limit)] if args.limit else []
+    names = chosen_models(args)
+    if not names:
+        raise SystemExit("no models chosen")
+    pick = [arg for name in names for arg in ("--include", _glob_exact(name))]
+    if args.default_timing:
+        naive_bench = [f"--{k.replace('_', '-')}={v}" for k, v in DEFAULTS.items()]
+        ours_bench: list[str] = []
+    else:
+        naive_bench = ours_bench = ["--runs", str(args.runs), "--min-seconds", str(args.min_seconds),
+                                    "--warmup", str(args.warmup), "--warmup-seconds", str(args.warmup_seconds)]
+    print(f"{len(names)} models: {names[0]} .. {names[-1]} (skipped the first {args.skip}); timing "
+          f"{'nnlite defaults vs the same in the naive script' if args.default_timing else ' '.join(ours_bench)}; "
+          f"load average {os.getloadavg()[0]:.1f}", flush=True)
     naive_w, ours_w = [], []
     n_models = None
     for r in range(args.rounds):
-        with tempfile.TemporaryDirectory(prefix="nnlite-vs-naive-") as tmp:
+        tmp = tempfile.mkdtemp(prefix="nnlite-vs-naive-", dir=args.keep)
+        try:
             env = {**os.environ, **env_extra, "NNLITE_CACHE_DIR": str(Path(tmp) / "cache")}
             wall, out = timed([sys.executable, str(ROOT / "bench" / "naive_reference.py"), str(Path(tmp) / "naive"),
-                               *args.models, *bench, *limit, *naive_extra], env)
+                               *args.models, *naive_bench, *pick, *naive_extra], env)
             n_models = sum(1 for line in out.splitlines() if line.startswith(("ok ", "failed ")))
             naive_w.append(wall)
+            naive = from_naive(out, wall)
             print(f"round {r + 1}: naive  {wall:8.1f} s  ({out.strip().splitlines()[-1]})", flush=True)
+            for line in out.splitlines():
+                if line.startswith("failed "):
+                    print(f"  naive {line}", flush=True)
+            env["NNLITE_CACHE_DIR"] = str(Path(tmp) / "cache-nnlite")
             wall, out = timed([sys.executable, "-m", "nnlite_tui", "run", *args.models, "--out", str(Path(tmp) / "run"),
-                               "--headless", *bench, *limit, *extra], env)
+                               "--headless", *ours_bench, *pick, *extra], env)
             ours_w.append(wall)
             totals = next((line for line in out.splitlines() if line.startswith("totals:")), "")
             print(f"round {r + 1}: nnlite {wall:8.1f} s  ({totals})", flush=True)
-    naive, ours = statistics.median(naive_w), statistics.median(ours_w)
+            print_timelines(naive, from_run(Path(tmp) / "run"), load=os.getloadavg()[0])
+        finally:
+            if args.keep is None:
+                shutil.rmtree(tmp, ignore_errors=True)
+            else:
+                print(f"kept in {tmp}")
+    naive_s, ours_s = statistics.median(naive_w), statistics.median(ours_w)
     print(f"\nmodels          {n_models}")
-    print(f"naive  wall     {naive:.1f} s   {n_models / naive * 3600:.0f} models/hour")
-    print(f"nnlite wall     {ours:.1f} s   {n_models / ours * 3600:.0f} models/hour")
-    print(f"ratio           {ours / naive:.2f}x  (nnlite / naive; lower is better)")
+    print(f"naive  wall     {naive_s:.1f} s   {n_models / naive_s * 3600:.0f} models/hour")
+    print(f"nnlite wall     {ours_s:.1f} s   {n_models / ours_s * 3600:.0f} models/hour")
+    print(f"ratio           {ours_s / naive_s:.2f}x  (nnlite / naive; lower is better)")
     return 0
+
+
+def print_timelines(naive: Timeline, ours: Timeline, load: float) -> None:
+    print("  " + naive.line("naive"))
+    print("  " + ours.line("nnlite", naive))
+    cost = ours.host_cost()
+    if cost:
+        print(f"  nnlite {cost}")
+    print(f"  load average at the end {load:.1f}", flush=True)
 
 
 if __name__ == "__main__":

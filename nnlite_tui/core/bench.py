@@ -14,6 +14,7 @@ Failures are data: a failed run returns `valid: false` with the stage and error,
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import time
@@ -183,6 +184,16 @@ def memory_snapshot() -> dict[str, int | None]:
 
 
 def _mallinfo2() -> tuple[int, int] | None:
+    fn = _mallinfo2_function()
+    if fn is None:
+        return None  # not glibc >= 2.33
+    info = fn()
+    return (info.arena + info.hblkhd) // 1024, (info.uordblks + info.hblkhd) // 1024
+
+
+@functools.lru_cache(maxsize=1)
+def _mallinfo2_function():
+    """glibc's mallinfo2, looked up once: find_library runs ldconfig, tens of ms a benchmark should not pay."""
     import ctypes
     import ctypes.util
 
@@ -195,10 +206,9 @@ def _mallinfo2() -> tuple[int, int] | None:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         fn = libc.mallinfo2
     except (OSError, AttributeError):
-        return None  # not glibc >= 2.33
+        return None
     fn.restype = MallInfo2
-    info = fn()
-    return (info.arena + info.hblkhd) // 1024, (info.uordblks + info.hblkhd) // 1024
+    return fn
 
 
 def run_benchmark(model_path: str, settings: BenchSettings, fill: Callable[..., Any] | None = None) -> dict[str, Any]:

@@ -26,7 +26,9 @@ def bench_step(job: BenchJob, device: Device, *, settings: BenchSettings, run_id
                emit: Callable[[Event], None], attempt: Attempt,
                isolate: Callable[[], ContextManager[None]] = contextlib.nullcontext,
                before_benchmark: Callable[[Device], Mapping[str, Any] | None] = lambda device: None) -> Outcome:
-    """`isolate` keeps other work off the CPU while timing; `before_benchmark` may wait (e.g. to cool down)."""
+    """`isolate` keeps other work off the CPU while timing; `before_benchmark` may wait (e.g. to cool down).
+    The device gets ready (`ready_for_benchmark`: the host starts its benchmark process then) before
+    `isolate`, so the isolation covers the load and the timing, not the start-up."""
     name, serial = job.name, device.serial
     emit(StageStarted(model=name, stage="benchmark", device=serial, attempt=attempt.number))
     started = time.monotonic()
@@ -37,8 +39,11 @@ def bench_step(job: BenchJob, device: Device, *, settings: BenchSettings, run_id
         emit(DeviceState(serial=serial, state="busy", kind=device.kind, model=name,
                          temperature_c=before.get("max_temperature_c"),
                          mem_available_kb=(before.get("memory") or {}).get("available_ram_kb")))
+        device.ready_for_benchmark(cancel)
+        isolated = time.monotonic()
         with isolate():
             block = device.benchmark(job.conversion.tflite_path or "", settings, run_id, cancel)
+        isolated = time.monotonic() - isolated
         # A quantized input is checked against the model's parameters wherever it was filled.
         block = check_block(block, job.conversion.details)
         after = device.snapshot()
@@ -56,7 +61,7 @@ def bench_step(job: BenchJob, device: Device, *, settings: BenchSettings, run_id
     summary = _summary(result)
     emit(ModelLog(model=name, stage="benchmark", line=f"[nnlite] {serial}: {summary}"))
     emit(StageFinished(model=name, stage="benchmark", ok=result.valid, seconds=result.seconds, device=serial,
-                       detail=summary[:300]))
+                       detail=summary[:300], isolated_s=None if isolate is contextlib.nullcontext else isolated))
     emit(DeviceState(serial=serial, state="idle", kind=device.kind, temperature_c=after.get("max_temperature_c"),
                      mem_available_kb=(after.get("memory") or {}).get("available_ram_kb")))
     return Benchmarked(result)

@@ -67,6 +67,7 @@ class StageFinished(Event):
     detail: str = ""
     # A conversion's {phase: {"s", "cpu_s"}} (core/convert_phases.py); None for other stages.
     phases: dict[str, dict[str, float]] | None = None
+    isolated_s: float | None = None  # a host benchmark: how long other work was held back (--isolation)
 
 
 @dataclass(frozen=True)

@@ -103,6 +103,9 @@ class ScriptedDevice:
     def pin_cpus(self, cpus):
         pass
 
+    def ready_for_benchmark(self, cancel=None):
+        pass
+
     def kill_children(self):
         pass
 

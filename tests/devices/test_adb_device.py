@@ -127,3 +127,33 @@ def test_invalid_model_is_a_result_not_a_device_fault(sim_device_factory, make_d
     device.prepare(RecordingReporter())
     result = device.benchmark(str(junk), SMALL, "run")
     assert result["valid"] is False and result["error_stage"] == "load"
+
+
+def test_the_report_is_looked_for_only_once_it_can_exist(sim_device_factory, make_device, tiny_tflite, monkeypatch):
+    import time
+
+    from nnlite_tui.core.devices.adb_link import Link
+
+    sim = sim_device_factory()
+    device = make_device(sim.serial)
+    device.prepare(RecordingReporter())
+    launched: list[float] = []
+    looks: list[float] = []
+    shell, exists = Link.shell, Link.exists
+
+    def timed_shell(self, cmd, timeout=None):
+        if isinstance(cmd, list) and cmd[:2] == ["am", "start"]:
+            launched.append(time.monotonic())
+        return shell(self, cmd, timeout)
+
+    def timed_exists(self, remote):
+        if remote.startswith(REPORTS_DIR):
+            looks.append(time.monotonic())
+        return exists(self, remote)
+
+    monkeypatch.setattr(Link, "shell", timed_shell)
+    monkeypatch.setattr(Link, "exists", timed_exists)
+    settings = BenchSettings(warmup=1, runs=5, min_seconds=1.0, warmup_seconds=0.5)
+    assert device.benchmark(str(tiny_tflite), settings, "r")["valid"]
+    # No report can be there before 0.5 s of warm-up and 1 s of timing: no adb call asks for it earlier.
+    assert launched and looks and looks[0] >= launched[0] + 1.5

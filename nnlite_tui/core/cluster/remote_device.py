@@ -162,6 +162,9 @@ class RemoteDevice:
     def pin_cpus(self, cpus: list[int] | None) -> None:
         """The driver's cores mean nothing on another node."""
 
+    def ready_for_benchmark(self, cancel: threading.Event | None = None) -> None:
+        """The node's own device starts what it needs inside its benchmark call."""
+
     def kill_children(self) -> None:
         try:
             self.actor.kill_children.remote()

@@ -158,6 +158,9 @@ class AdbDevice:
     def pin_cpus(self, cpus: list[int] | None) -> None:
         """The phone schedules its own cores; the host's pinning does not reach it."""
 
+    def ready_for_benchmark(self, cancel: threading.Event | None = None) -> None:
+        """The app starts afresh on the phone for every benchmark: nothing to start ahead here."""
+
     def kill_children(self) -> None:
         self._closed.set()  # nothing runs on the host: a boot wait notices and gives up
 

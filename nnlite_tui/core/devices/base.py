@@ -35,6 +35,10 @@ class Device(Protocol):
     def snapshot(self) -> dict[str, Any]:
         """Live state: memory (kB), temperatures (C), CPU frequencies (kHz), load, battery."""
 
+    def ready_for_benchmark(self, cancel: threading.Event | None = None) -> None:
+        """Get ready for the next benchmark before other work is held back (the host starts its
+        benchmark process here); a no-op where nothing on this host needs to start."""
+
     def benchmark(self, tflite_path: str, settings: BenchSettings, run_id: str,
                   cancel: threading.Event | None = None) -> dict[str, Any]:
         """The protocol's result block (valid or not); raises DeviceError for device faults."""

@@ -2,13 +2,22 @@
 
 A crash of the LiteRT interpreter (a segfault on a bad model) then kills only this process.
 ARGS.json holds model_path, settings, run_id, cpus and the path to write the result to.
+
+`host_bench --serve [--cpus 0,1]` is the same process started ahead of its model: it pins itself,
+imports the runtime (numpy, LiteRT, the protocol), prints READY and waits for one line on stdin,
+the path of ARGS.json; it then benchmarks that one model and exits. The parent starts it while
+conversions still run, so a host benchmark pauses them only for the load and the timing; each model
+still gets a fresh process. End of input before a path (the parent closed it or died) ends it.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
+
+READY = "nnlite-host-bench-ready"
 
 
 def thp_mode() -> str | None:
@@ -52,5 +61,29 @@ def _write(path: str, result: dict) -> None:
     os.replace(tmp, path)
 
 
+def serve(cpus: str | None) -> int:
+    if cpus:
+        os.sched_setaffinity(0, {int(c) for c in cpus.split(",")})  # before any import starts a thread
+    import numpy  # noqa: F401 - imported now, while nothing is being timed
+    from ai_edge_litert import interpreter  # noqa: F401
+
+    from nnlite_tui.core import bench, stats, tensor_quant  # noqa: F401
+
+    bench.memory_snapshot()  # looks up glibc's mallinfo2 (an ldconfig run) now rather than in the pause
+    print(READY, flush=True)
+    line = sys.stdin.readline().strip()
+    if not line:
+        return 0  # not needed after all
+    code = main(line)
+    # The interpreter is gone (freed when the benchmark returned; collected here if a cycle held it),
+    # so a crash in its teardown still shows as this process dying. What is left is the unwinding of
+    # Python and its libraries, tens of ms during which the parent would hold conversions back.
+    gc.collect()
+    sys.stdout.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "--serve":
+        sys.exit(serve(sys.argv[3] if sys.argv[2:3] == ["--cpus"] else None))
     sys.exit(main(sys.argv[1]))

@@ -6,8 +6,6 @@ import json
 import os
 import platform
 import signal
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -17,6 +15,7 @@ from typing import Any
 from nnlite_tui.core import analytics
 from nnlite_tui.core.bench import BenchSettings
 from nnlite_tui.core.devices.base import DeviceError
+from nnlite_tui.core.devices.host_process import BenchProcess, wait_for_quiet_starts
 from nnlite_tui.core.events import DeviceState, Reporter
 
 
@@ -96,18 +95,27 @@ def host_snapshot() -> dict[str, Any]:
 
 
 class LocalDevice:
-    """Benchmarks on the host. `cpus` pins the benchmark process (measurement isolation)."""
+    """Benchmarks on the host. `cpus` pins the benchmark process (measurement isolation).
+
+    With `prestart` (default; NNLITE_HOST_PRESTART=0 turns it off), the process for the next model is
+    started and has imported the runtime before that model is due (see host_process.py);
+    `ready_for_benchmark()` waits for it, so that the isolation entered after it covers only the
+    model's load and timing."""
 
     kind = "host"
 
     def __init__(self, serial: str = "host", cpus: list[int] | None = None, timeout_s: float = 600.0,
-                 huge_pages: bool = True):
+                 huge_pages: bool = True, prestart: bool | None = None):
         self.serial = serial
         self.cpus = cpus
         self.huge_pages = huge_pages
         self.timeout_s = timeout_s
+        self.prestart = os.environ.get("NNLITE_HOST_PRESTART", "1") != "0" if prestart is None else prestart
         self._info: dict[str, Any] | None = None
-        self._proc: subprocess.Popen | None = None
+        self._proc: BenchProcess | None = None  # the process timing a model now
+        self._spare: BenchProcess | None = None  # the next one, started ahead
+        self._lock = threading.Lock()
+        self._closed = False  # closed (run over): no process is started ahead any more
 
     def prepare(self, reporter: Reporter) -> None:
         info = self.info()
@@ -115,6 +123,9 @@ class LocalDevice:
         reporter.emit(DeviceState(serial=self.serial, state="idle", kind="host", detail=info["model"] or "",
                                   temperature_c=snap["max_temperature_c"],
                                   mem_available_kb=snap["memory"]["available_ram_kb"]))
+        self._closed = False
+        if self.prestart:
+            self._spare_process()
 
     def info(self) -> dict[str, Any]:
         if self._info is None:
@@ -124,6 +135,28 @@ class LocalDevice:
     def snapshot(self) -> dict[str, Any]:
         return host_snapshot()
 
+    def ready_for_benchmark(self, cancel: threading.Event | None = None) -> None:
+        """Wait (conversions still running) until the next benchmark's process has started up."""
+        if self.prestart:
+            self._spare_process().wait_ready(time.monotonic() + self.timeout_s, cancel)
+
+    def _spare_process(self) -> BenchProcess:
+        env = bench_env(self.huge_pages)
+        with self._lock:
+            spare = self._spare
+            if spare is None or not spare.fits(self.cpus, env):
+                if spare is not None:
+                    spare.kill()  # pinned to other cores, or died: it cannot measure the next model
+                spare = self._spare = BenchProcess(self.cpus, env)
+            return spare
+
+    def _take_process(self) -> BenchProcess:
+        spare = self._spare_process()
+        with self._lock:
+            self._spare = None
+            self._proc = spare
+        return spare
+
     def benchmark(self, tflite_path: str, settings: BenchSettings, run_id: str,
                   cancel: threading.Event | None = None) -> dict[str, Any]:
         with tempfile.TemporaryDirectory(prefix="nnlite-bench-") as tmp:
@@ -132,26 +165,19 @@ class LocalDevice:
             with open(args_path, "w") as f:
                 json.dump({"model_path": tflite_path, "settings": settings.to_dict(), "run_id": run_id,
                            "cpus": self.cpus, "result_path": result_path}, f)
-            proc = subprocess.Popen([sys.executable, "-m", "nnlite_tui.core.devices.host_bench", args_path],
-                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                    start_new_session=True, env=bench_env(self.huge_pages))
-            self._proc = proc
+            proc = self._take_process()
             deadline = time.monotonic() + self.timeout_s
             try:
-                while proc.poll() is None:
-                    if cancel is not None and cancel.is_set():
-                        self._kill(proc)
-                        raise DeviceError("benchmark cancelled", kind="cancelled", transient=False)
-                    if time.monotonic() > deadline:
-                        self._kill(proc)
-                        raise DeviceError(f"host benchmark took longer than {self.timeout_s:g} s", kind="timeout")
-                    time.sleep(0.05)
+                proc.wait_ready(deadline, cancel)
+                wait_for_quiet_starts(deadline)  # another host device's next process may be importing
+                proc.run_model(args_path)
+                code = proc.wait_exit(deadline, cancel, f"host benchmark took longer than {self.timeout_s:g} s")
             finally:
-                self._proc = None
-            output = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
-            if proc.stdout:
-                proc.stdout.close()
-            code = proc.returncode
+                with self._lock:
+                    self._proc = None
+            if self.prestart and not self._closed and not (cancel is not None and cancel.is_set()):
+                self._spare_process()  # the next model's process imports while conversions run again
+            output = proc.output()
             why = f"signal {signal.Signals(-code).name}" if code and code < 0 else f"exit code {code}"
             saved = os.path.exists(result_path)
             if not saved or (code != 0 and not settings.profile_ops):
@@ -160,28 +186,28 @@ class LocalDevice:
             with open(result_path) as f:
                 result = json.load(f)
             if code != 0:  # died in the profiled pass, after saving the timed result
-                result["ops"] = {"schema_version": 1, "kernel_mode": settings.profile_ops, "ops": [],
+                from nnlite_tui.core.predict.ops_block import SCHEMA_VERSION as OPS_SCHEMA_VERSION
+
+                result["ops"] = {"schema_version": OPS_SCHEMA_VERSION, "kernel_mode": settings.profile_ops, "ops": [],
                                  "error": f"the profiled pass crashed the benchmark process ({why})"}
         result["log"] = output[-4000:]
         return result
-
-    def _kill(self, proc: subprocess.Popen) -> None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass  # already gone
-        proc.wait()
 
     def pin_cpus(self, cpus: list[int] | None) -> None:
         self.cpus = cpus
 
     def kill_children(self) -> None:
         proc = self._proc
-        if proc is not None and proc.poll() is None:
-            self._kill(proc)
+        if proc is not None:
+            proc.kill()
 
     def recover(self, level: int, reporter: Reporter) -> bool:
         return True  # nothing to reconnect: the next benchmark starts a fresh process
 
     def close(self) -> None:
+        self._closed = True
         self.kill_children()
+        with self._lock:
+            spare, self._spare = self._spare, None
+        if spare is not None:
+            spare.kill()

@@ -1,0 +1,119 @@
+"""One host benchmark process, started before its model is known (host_bench --serve).
+
+The process imports the runtime while conversions still run and then waits; LocalDevice hands it
+one model and it exits after that model, so every model is still measured in a fresh process and a
+crash of the interpreter still takes down only that process. A reader thread collects its output
+(the READY line, then LiteRT's log), so waiting on it needs no polling and a chatty process never
+blocks on a full pipe.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+from nnlite_tui.core.devices.base import DeviceError
+from nnlite_tui.core.devices.host_bench import READY
+
+LOG_LINES = 200
+WAIT_STEP_S = 0.05  # how often a wait looks at its cancel event
+
+# Benchmark processes still importing: one must not be timed while another one starts up beside it
+# (two host devices in one run), so the timed side waits until this set is empty.
+_starting: set[BenchProcess] = set()
+_starting_changed = threading.Condition()
+
+
+def wait_for_quiet_starts(deadline: float) -> None:
+    with _starting_changed:
+        _starting_changed.wait_for(lambda: not _starting, timeout=max(0.0, deadline - time.monotonic()))
+
+
+class BenchProcess:
+    def __init__(self, cpus: list[int] | None, env: dict[str, str]):
+        self.cpus = list(cpus) if cpus else None
+        self.env = env
+        argv = [sys.executable, "-m", "nnlite_tui.core.devices.host_bench", "--serve"]
+        if self.cpus:
+            argv += ["--cpus", ",".join(str(c) for c in self.cpus)]
+        self.started = time.monotonic()
+        self.ready_at: float | None = None
+        self.ready = threading.Event()  # set when READY was printed or the process ended before it
+        self.ended = threading.Event()  # set at the end of its output: the process has exited or is exiting
+        self._lines: collections.deque[str] = collections.deque(maxlen=LOG_LINES)
+        with _starting_changed:
+            _starting.add(self)
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     start_new_session=True, env=env)
+        threading.Thread(target=self._read, name=f"host-bench-{self.proc.pid}", daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        try:
+            for raw in self.proc.stdout:
+                line = raw.decode(errors="replace")
+                if not self.ready.is_set() and line.strip() == READY:
+                    self.ready_at = time.monotonic()
+                    self._started_up()
+                    continue
+                self._lines.append(line)
+        finally:
+            self.proc.stdout.close()
+            self.ended.set()
+            self._started_up()
+
+    def _started_up(self) -> None:
+        self.ready.set()
+        with _starting_changed:
+            _starting.discard(self)
+            _starting_changed.notify_all()
+
+    def fits(self, cpus: list[int] | None, env: dict[str, str]) -> bool:
+        """Started with these cores and this environment (huge pages are set before a process starts)."""
+        return self.cpus == (list(cpus) if cpus else None) and self.env == env and not self.ended.is_set()
+
+    def wait_ready(self, deadline: float, cancel: threading.Event | None) -> None:
+        self._wait(self.ready, deadline, cancel, "the host benchmark process did not start in time")
+
+    def run_model(self, args_path: str) -> None:
+        """Hand over the one model; a process that died meanwhile shows it at exit, like a crash."""
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(args_path.encode() + b"\n")
+            self.proc.stdin.close()
+        except (BrokenPipeError, ValueError):
+            pass  # it is gone: wait_exit returns its exit code and the parent reports the crash
+
+    def wait_exit(self, deadline: float, cancel: threading.Event | None, timeout_message: str) -> int:
+        self._wait(self.ended, deadline, cancel, timeout_message)
+        return self.proc.wait()
+
+    def _wait(self, event: threading.Event, deadline: float, cancel: threading.Event | None, message: str) -> None:
+        while not event.wait(WAIT_STEP_S if cancel is not None else max(0.0, deadline - time.monotonic())):
+            if cancel is not None and cancel.is_set():
+                self.kill()
+                raise DeviceError("benchmark cancelled", kind="cancelled", transient=False)
+            if time.monotonic() > deadline:
+                self.kill()
+                raise DeviceError(message, kind="timeout")
+
+    def output(self) -> str:
+        return "".join(self._lines)
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass  # already gone
+        self.proc.wait()
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            try:
+                self.proc.stdin.close()
+            except BrokenPipeError:
+                pass  # its end is closed already
+        self.ended.wait(5)
