@@ -127,6 +127,9 @@ def rank_conversions(specs: list[ModelSpec], converter: Any, set_costs: Callable
         if s.precision != "fp32":
             variants.setdefault(base[s.name], []).append(s.name)
     todo = [s for s in specs if s.precision == "fp32" and s.name not in cached]
+    if len(todo) <= converter.n_workers:
+        ready.set()  # every conversion starts at once: no order to find, no probe to pay for
+        return
     started = time.monotonic()
     pending = {s.name for s in todo}
 

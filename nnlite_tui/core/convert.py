@@ -127,7 +127,7 @@ class Converter:
             try:
                 if not worker.alive:
                     worker.start()
-            except RuntimeError:
+            except (RuntimeError, OSError):
                 pass  # convert() starts it again and reports the failure against the model at hand
             finally:
                 self._idle.put(worker)

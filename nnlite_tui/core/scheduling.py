@@ -61,7 +61,7 @@ class WorkQueue:
         heapq.heappush(self._heap, (-self._cost.get(name, UNKNOWN), self._rank.get(name, 0), name))
 
     def requeue(self, name: str) -> None:
-        """Back to the end of the conversion queue (a retry after its back-off)."""
+        """Back into the conversion queue, at its cost's place (a retry after its back-off)."""
         with self._lock:
             self._push(name)
 

@@ -19,12 +19,12 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Region, Size
-from textual.scroll_view import ScrollView
+from textual.geometry import Size
 from textual.strip import Strip
 
 from nnlite_tui.tui.state import LOG_LINES_PER_MODEL, RunView
 from nnlite_tui.tui.widgets.borders import set_border_text
+from nnlite_tui.tui.widgets.frame_view import FrameView
 
 MAX_WIDTH = 500  # characters of a line kept (the model's log file has them whole)
 CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
@@ -35,7 +35,7 @@ def clean(line: str) -> str:
     return CONTROL.sub("", line.expandtabs(4))[:MAX_WIDTH]
 
 
-class LogPane(ScrollView, can_focus=True):
+class LogPane(FrameView, can_focus=True):
     """No scrollbar (the fixed virtual height would misstate how much there is): the wheel and the
     keys scroll, and the subtitle says how far back the view is."""
 
@@ -136,14 +136,6 @@ class LogPane(ScrollView, can_focus=True):
         set_border_text(self, title, subtitle)
 
     # --- drawing ---
-    def render_lines(self, crop: Region) -> list[Strip]:
-        """Read the style and geometry once for all the lines of this frame (each read walks the DOM)."""
-        self._frame = self._frame_context()
-        try:
-            return super().render_lines(crop)
-        finally:
-            self._frame = None
-
     def _frame_context(self) -> tuple[int, int, int, int, Style]:
         region, style = self.scrollable_content_region, self.rich_style
         if (region.width, style) != self._strips_key:  # another width or style: the drawn lines are stale

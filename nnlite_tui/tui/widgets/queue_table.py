@@ -12,14 +12,14 @@ from typing import Callable, Sequence
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Region, Size
+from textual.geometry import Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from nnlite_tui.core.events import STATUSES
 from nnlite_tui.tui.messages import ModelPicked
 from nnlite_tui.tui.state import ModelRow
+from nnlite_tui.tui.widgets.frame_view import FrameView
 from nnlite_tui.tui.widgets.queue_rows import (GAP, MIN_ERROR, NO_STYLE, STATUS_COLUMN, Column, FrameStyle,
                                                draw_cells, model_cells)
 
@@ -27,7 +27,7 @@ HEADER = 1  # lines above the first row
 STRIPS_KEPT = 2000  # drawn rows kept for reuse (a re-sort moves rows; their text rarely changes)
 
 
-class QueueTable(ScrollView, can_focus=True):
+class QueueTable(FrameView, can_focus=True):
     """Rows come from `lookup(name)`; ModelQueue sets `names` (filtered, sorted) and the widths."""
 
     BINDINGS = [
@@ -168,14 +168,6 @@ class QueueTable(ScrollView, can_focus=True):
         return self.names[self.cursor] if self.names else None
 
     # --- drawing ---
-    def render_lines(self, crop: Region) -> list[Strip]:
-        """Read the styles and geometry once for all the lines of this frame (each read walks the DOM)."""
-        self._frame = self._frame_context()
-        try:
-            return super().render_lines(crop)
-        finally:
-            self._frame = None
-
     def _frame_context(self) -> FrameStyle:
         base = self.rich_style
         frame = FrameStyle(self.scrollable_content_region.width, round(self.scroll_x), round(self.scroll_y), base,
