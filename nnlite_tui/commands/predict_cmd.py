@@ -25,26 +25,23 @@ from nnlite_tui.exit_codes import ExitCode
 @click.option("--from", "from_dirs", multiple=True, required=True, type=click.Path(file_okay=False, exists=True),
               help="Run directory whose reports carry ops blocks (repeatable).")
 @click.option("--device", help="Only profiles measured on this device serial (e.g. host).")
-@click.option("--precision", default="fp32", show_default=True,
-              help="Only profiles of models converted at this precision; the sources are converted at it too.")
 @click.option("--kernels", type=click.Choice(["xnnpack", "builtin"]), default="xnnpack", show_default=True,
               help="Kernel set whose per-op profiles to use.")
 @click.option("--out", type=click.Path(file_okay=False), help="Keep the converted files here (default: a temp dir).")
-def predict(from_dirs: tuple[str, ...], device: str | None, precision: str, kernels: str, out: str | None,
-            **kw) -> None:
-    """Predict each model's latency from profiled runs (table hits, else a FLOPs/bytes fit per op type)."""
-    from dataclasses import fields, replace
+def predict(from_dirs: tuple[str, ...], device: str | None, kernels: str, out: str | None, **kw) -> None:
+    """Predict each model's latency from profiled runs (table hits, else a FLOPs/bytes fit per op type).
 
-    from nnlite_tui.core.convert import Converter, ConvertOptions
+    --precision takes one precision here: only profiles of models at it are used, and the sources
+    are converted (or derived) at it."""
+    from nnlite_tui.core.convert import Converter
     from nnlite_tui.core.predict.table import TableError, load_table, precision_of
     from nnlite_tui.core.report import load_reports
     from nnlite_tui.core.tflite_graph import GraphError, read_graph
 
     options = convert_options_from(kw)
-    if "precision" in {f.name for f in fields(ConvertOptions)}:
-        options = replace(options, precision=precision)
-    elif precision != "fp32":
-        raise click.UsageError(f"--precision {precision}: this converter makes fp32 models only")
+    if len(kw["precision"]) != 1:
+        raise click.UsageError(f"--precision {','.join(kw['precision'])}: predict takes one precision at a time")
+    precision = kw["precision"][0]
     reports = [r for d in from_dirs for r in load_reports(Path(d))
                if precision_of(r) == precision and (device is None or (r.get("device") or {}).get("serial") == device)]
     try:
@@ -66,20 +63,21 @@ def predict(from_dirs: tuple[str, ...], device: str | None, precision: str, kern
             converter.close()
         click.echo(f"table: {len(table.exact)} op configurations from {table.models} profiled model(s), "
                    f"{len(table.fits)} fit groups ({kernels} kernels, {precision})")
-        click.echo(f"{'model':<40}{'pred ms':>10}{'table':>8}{'fit':>7}{'meas ms':>10}{'error':>9}")
+        w = max([40, *(len(str(r.get("model"))) + 2 for r in results)])
+        click.echo(f"{'model':<{w}}{'pred ms':>10}{'table':>8}{'fit':>7}{'meas ms':>10}{'error':>9}")
         for result in results:
             name = result.get("model")
             if not result.get("ok"):
-                click.echo(f"{name:<40}  not converted: {result.get('stage')}: {result.get('error_message')}")
+                click.echo(f"{name:<{w}}  not converted: {result.get('stage')}: {result.get('error_message')}")
                 continue
             try:
                 pred = table.predict(read_graph(result["tflite_path"]))
             except GraphError as exc:
-                click.echo(f"{name:<40}  {exc}")
+                click.echo(f"{name:<{w}}  {exc}")
                 continue
             ms = pred.total_us / 1e3
             hit = pred.share("table")
             meas = measured.get(name)
             meas_ms = f"{meas / 1e6:10.3f}" if meas else f"{'-':>10}"
             err = f"{(ms - meas / 1e6) / (meas / 1e6):+9.1%}" if meas else f"{'-':>9}"
-            click.echo(f"{name:<40}{ms:10.3f}{hit:8.0%}{1 - hit:7.0%}{meas_ms}{err}")
+            click.echo(f"{name:<{w}}{ms:10.3f}{hit:8.0%}{1 - hit:7.0%}{meas_ms}{err}")

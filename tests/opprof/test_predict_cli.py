@@ -25,11 +25,14 @@ def test_predict_without_profiles_names_the_run_and_the_flag(tmp_path):
     assert str(tmp_path) in result.output and "--profile-ops" in result.output
 
 
-def test_predict_refuses_a_precision_the_converter_cannot_make(tmp_path):
+def test_predict_names_the_precision_it_found_no_profiles_at_and_takes_one_at_a_time(tmp_path):
     (tmp_path / "reports").mkdir()
     result = CliRunner().invoke(main, ["predict", str(REPO / "sample_models"), "--from", str(tmp_path),
                                        "--precision", "int8"])
-    assert result.exit_code == 2 and "int8" in result.output
+    assert result.exit_code == 2 and "at precision int8" in result.output
+    result = CliRunner().invoke(main, ["predict", str(REPO / "sample_models"), "--from", str(tmp_path),
+                                       "--precision", "fp32,int8"])
+    assert result.exit_code == 2 and "one precision at a time" in result.output
 
 
 def test_profile_ops_auto_follows_the_backend():
