@@ -31,10 +31,10 @@ from pathlib import Path
 from typing import Any
 
 from nnlite_tui.core.convert_cache_cap import resolve_cap
-from nnlite_tui.core.convert_cache_files import DISK_FULL, META, TFLITE, TMP, Entry, fsync_file, place_file, \
+from nnlite_tui.core.convert_cache_files import DISK_FULL, META, TFLITE, TMP, Entry, place_file, \
     write_json_durable
 from nnlite_tui.core.convert_cache_scan import clean_tmp, scan_entries
-from nnlite_tui.core.disk import free_bytes
+from nnlite_tui.core.disk import free_bytes, fsync_path
 
 ENV_DIR = "NNLITE_CACHE_DIR"
 RESCAN_S = 60.0
@@ -169,7 +169,7 @@ class ConversionCache:
         ok = bool(result.get("ok"))
         try:
             if ok:
-                fsync_file(staging.tflite)
+                fsync_path(staging.tflite)
             write_json_durable(staging.dir / META, {k: v for k, v in result.items() if k != "tflite_path"})
             if ok and dest is not None:
                 place_file(staging.tflite, dest)

@@ -59,11 +59,3 @@ def write_json_durable(path: Path, data: Any, tmp_dir: Path | None = None) -> No
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
-
-
-def fsync_file(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

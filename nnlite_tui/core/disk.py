@@ -2,7 +2,8 @@
 
 A conversion writes a .tflite of tens to hundreds of MB into the cache and links it into the run
 directory; on a nearly full disk it fails half-way. `low_space(path)` answers before that happens,
-with a message that says which filesystem is low and what can be freed.
+with a message that says which filesystem is low and what can be freed. `fsync_path` makes a
+file's data, or a directory's entries, durable: the cache and the run store both need it.
 """
 
 from __future__ import annotations
@@ -88,3 +89,12 @@ def low_space(path: Path | str, min_free_bytes: int | None = None,
 
 def _same_filesystem(a: Path | str, b: Path | str) -> bool:
     return os.stat(existing_parent(a)).st_dev == os.stat(existing_parent(b)).st_dev
+
+
+def fsync_path(path: Path) -> None:
+    """fsync a file (its data) or a directory (the names in it) by path."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

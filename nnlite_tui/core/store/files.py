@@ -19,6 +19,7 @@ from tinydb import TinyDB
 from tinydb.storages import Storage
 
 from nnlite_tui import __version__
+from nnlite_tui.core.disk import fsync_path
 from nnlite_tui.core.run_files import STATE_FILE
 
 SCHEMA_VERSION = 1
@@ -42,14 +43,6 @@ def state_path(path: str | Path) -> Path:
     """RUN_DIR or RUN_DIR/state.json -> the state file."""
     p = Path(path)
     return p if p.suffix == ".json" else p / STATE_FILE
-
-
-def fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class AtomicJSONStorage(Storage):
@@ -93,7 +86,7 @@ class AtomicJSONStorage(Storage):
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        fsync_dir(self.path.parent)
+        fsync_path(self.path.parent)
 
 
 def load_state(path: Path) -> tuple[int, dict | None, dict[str, dict]]:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from nnlite_tui import __version__
+from nnlite_tui.core.disk import fsync_path
 from nnlite_tui.core.events import STATUSES, TERMINAL
 from nnlite_tui.core.store.files import (
     SCHEMA_VERSION,
@@ -32,7 +33,6 @@ from nnlite_tui.core.store.files import (
     JournalGap,
     StoreError,
     fdatasync,
-    fsync_dir,
     journal_path,
     journals,
     load_snapshot,
@@ -295,7 +295,7 @@ class RunStore:
     def _switch_journal(self, start: int) -> None:
         # O_TRUNC: a leftover file of this name can only hold a cut-short, never-acknowledged tail.
         fd = os.open(journal_path(self.path, start), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
-        fsync_dir(self.path.parent)  # its name must outlive a power cut before it holds acknowledged entries
+        fsync_path(self.path.parent)  # its name must outlive a power cut before it holds acknowledged entries
         if self._journal_fd is not None:
             os.close(self._journal_fd)
         self._journal_fd, self._journal_start, self._unsynced = fd, start, False
