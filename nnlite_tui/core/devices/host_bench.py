@@ -1,13 +1,11 @@
-"""Runs one host benchmark in a fresh process: `python -m nnlite_tui.core.devices.host_bench ARGS.json`.
+"""Runs one host benchmark in a fresh process: `python -m nnlite_tui.core.devices.host_bench --serve [--cpus 0,1]`.
 
 A crash of the LiteRT interpreter (a segfault on a bad model) then kills only this process.
-ARGS.json holds model_path, settings, run_id, cpus and the path to write the result to.
-
-`host_bench --serve [--cpus 0,1]` is the same process started ahead of its model: it pins itself,
-imports the runtime (numpy, LiteRT, the protocol), prints READY and waits for one line on stdin,
-the path of ARGS.json; it then benchmarks that one model and exits. The parent starts it while
-conversions still run, so a host benchmark pauses them only for the load and the timing; each model
-still gets a fresh process. End of input before a path (the parent closed it or died) ends it.
+It pins itself, imports the runtime (numpy, LiteRT, the protocol), prints READY and waits for one
+line on stdin, the path of ARGS.json (model_path, settings, run_id, cpus and the path to write the
+result to); it then benchmarks that one model and exits. The parent starts it while conversions
+still run, so a host benchmark pauses them only for the load and the timing; each model still gets
+a fresh process. End of input before a path (the parent closed it or died) ends it.
 """
 
 from __future__ import annotations
@@ -31,7 +29,7 @@ def thp_mode() -> str | None:
     return text[start + 1:end] if 0 <= start < end else None
 
 
-def main(args_path: str) -> int:
+def run_one(args_path: str) -> int:
     with open(args_path) as f:
         args = json.load(f)
     cpus = args.get("cpus")
@@ -74,7 +72,7 @@ def serve(cpus: str | None) -> int:
     line = sys.stdin.readline().strip()
     if not line:
         return 0  # not needed after all
-    code = main(line)
+    code = run_one(line)
     # The interpreter is gone (freed when the benchmark returned; collected here if a cycle held it),
     # so a crash in its teardown still shows as this process dying. What is left is the unwinding of
     # Python and its libraries, tens of ms during which the parent would hold conversions back.
@@ -84,6 +82,4 @@ def serve(cpus: str | None) -> int:
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "--serve":
-        sys.exit(serve(sys.argv[3] if sys.argv[2:3] == ["--cpus"] else None))
-    sys.exit(main(sys.argv[1]))
+    sys.exit(serve(sys.argv[3] if sys.argv[2:3] == ["--cpus"] else None))
