@@ -2,8 +2,12 @@
 """The naive sequential reference: one process, for each model instantiate, convert, export, load,
 warm up and time the runs — the shape of the NN Lite pipeline without its emulator.
 
+It exports under nnlite's exact rewrites (core/export_fixes.py: adaptive max pooling, bilinear, rank-4
+linear), so that both sides of a comparison convert the same models; `--no-rewrites` converts the
+plain way, which fails on those ops.
+
     python bench/naive_reference.py OUT_DIR --runs 50 --min-seconds 1 --warmup 5 [--warmup-seconds 0.5]
-                                    [--include GLOB]... [--limit N] SOURCE...
+                                    [--include GLOB]... [--limit N] [--no-rewrites] SOURCE...
 
 With `--adb SERIAL [--apk APK]`, each converted model is benchmarked on that adb device instead,
 through the same device code nnlite uses, one model after the other (push, launch, poll, pull).
@@ -14,6 +18,7 @@ Used by pipeline_vs_naive.py.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import os
 import sys
@@ -37,6 +42,7 @@ def main() -> int:
     ap.add_argument("--limit", type=int)
     ap.add_argument("--adb", help="benchmark on this adb serial instead of in-process")
     ap.add_argument("--apk")
+    ap.add_argument("--no-rewrites", action="store_true", help="export without nnlite's exact rewrites")
     args = ap.parse_args()
 
     import litert_torch
@@ -44,6 +50,7 @@ def main() -> int:
     import torch
     from ai_edge_litert.interpreter import Interpreter
 
+    from nnlite_tui.core.export_fixes import exact_rewrites
     from nnlite_tui.core.sources import discover
 
     torch.set_num_threads(1)
@@ -69,7 +76,9 @@ def main() -> int:
             model = module.Net(spec.in_shape, spec.out_shape, spec.prm, torch.device("cpu")).eval()
             x = torch.randn(*spec.in_shape)
             path = out / f"{spec.name}.tflite"
-            litert_torch.convert(model, (x,)).export(str(path))
+            with contextlib.nullcontext() if args.no_rewrites else exact_rewrites():
+                edge = litert_torch.convert(model, (x,))
+            edge.export(str(path))
             t_bench = time.monotonic()
             if device is not None:
                 result = device.benchmark(str(path), settings, "naive")

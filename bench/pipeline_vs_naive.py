@@ -3,7 +3,8 @@
 
     .venv/bin/python bench/pipeline_vs_naive.py MODELS [--rounds 1] [--skip N] [--limit N] [--include GLOB]
                                                 [--runs 50] [--min-seconds 0] [--warmup 5] [--warmup-seconds 0]
-                                                [--default-timing] [--sim] [--keep DIR] [-- extra nnlite run args]
+                                                [--default-timing] [--sim] [--naive-without-rewrites] [--keep DIR]
+                                                [-- extra nnlite run args]
 
 Alternates naive and nnlite runs (naive first), each from a cold start (fresh process, empty
 conversion cache), and prints both wall times, models/hour, the ratio nnlite/naive and each side's
@@ -17,6 +18,12 @@ Timing: by default both sides do the same measurement, 50 timed runs after 5 war
 floor. `--default-timing`: nnlite with its own defaults (>= 1 s timed, >= 0.5 s warm-up, a fresh
 benchmark process per model) against a naive script doing the same >= 1 s / >= 0.5 s in-process.
 Extra arguments after `--` go to `nnlite run`.
+
+Same work on both sides: the naive script exports under nnlite's exact rewrites, so it converts the
+models nnlite converts (`--naive-without-rewrites`: the plain export, which fails on adaptive max
+pooling and the like; the ratio then counts nnlite's extra conversions against it). With two rounds
+or more, the order alternates (naive, nnlite, nnlite, naive, ...) so the machine's drift weighs on
+both sides alike; the figures are the medians over rounds.
 
 With `--sim`, both sides benchmark on a simulated adb device (`nnlite sim-device`, started here on a
 private adb server and stopped at the end): the naive side converts and benchmarks one model after
@@ -74,6 +81,8 @@ def main() -> int:
     ap.add_argument("--limit", type=int)
     ap.add_argument("--keep", type=Path, help="keep both sides' output in this directory")
     ap.add_argument("--sim", action="store_true", help="benchmark on a simulated adb device")
+    ap.add_argument("--naive-without-rewrites", action="store_true",
+                    help="the naive script exports the plain way (fails where nnlite rewrites an op)")
     args = ap.parse_args(argv)
     if args.sim:
         return with_simulator(args, extra)
@@ -132,33 +141,50 @@ def compare(args, extra: list[str], naive_extra: list[str], env_extra: dict[str,
           f"load average {os.getloadavg()[0]:.1f}", flush=True)
     naive_w, ours_w = [], []
     n_models = None
+    if args.naive_without_rewrites:
+        naive_extra = [*naive_extra, "--no-rewrites"]
     for r in range(args.rounds):
         tmp = tempfile.mkdtemp(prefix="nnlite-vs-naive-", dir=args.keep)
         try:
-            env = {**os.environ, **env_extra, "NNLITE_CACHE_DIR": str(Path(tmp) / "cache")}
-            wall, out = timed([sys.executable, str(ROOT / "bench" / "naive_reference.py"), str(Path(tmp) / "naive"),
-                               *args.models, *naive_bench, *pick, *naive_extra], env)
-            n_models = sum(1 for line in out.splitlines() if line.startswith(("ok ", "failed ")))
-            naive_w.append(wall)
-            naive = from_naive(out, wall)
-            print(f"round {r + 1}: naive  {wall:8.1f} s  ({out.strip().splitlines()[-1]})", flush=True)
-            for line in out.splitlines():
-                if line.startswith("failed "):
-                    print(f"  naive {line}", flush=True)
-            env["NNLITE_CACHE_DIR"] = str(Path(tmp) / "cache-nnlite")
-            wall, out = timed([sys.executable, "-m", "nnlite_tui", "run", *args.models, "--out", str(Path(tmp) / "run"),
-                               "--headless", *ours_bench, *pick, *extra], env)
-            ours_w.append(wall)
-            totals = next((line for line in out.splitlines() if line.startswith("totals:")), "")
-            print(f"round {r + 1}: nnlite {wall:8.1f} s  ({totals})", flush=True)
-            print_timelines(naive, from_run(Path(tmp) / "run"), load=os.getloadavg()[0])
+            env = {**os.environ, **env_extra}
+
+            def run_naive() -> Timeline:
+                nonlocal n_models
+                wall, out = timed([sys.executable, str(ROOT / "bench" / "naive_reference.py"),
+                                   str(Path(tmp) / "naive"), *args.models, *naive_bench, *pick, *naive_extra],
+                                  {**env, "NNLITE_CACHE_DIR": str(Path(tmp) / "cache")})
+                n_models = sum(1 for line in out.splitlines() if line.startswith(("ok ", "failed ")))
+                naive_w.append(wall)
+                print(f"round {r + 1}: naive  {wall:8.1f} s  ({out.strip().splitlines()[-1]})", flush=True)
+                for line in out.splitlines():
+                    if line.startswith("failed "):
+                        print(f"  naive {line}", flush=True)
+                return from_naive(out, wall)
+
+            def run_ours() -> Timeline:
+                wall, out = timed([sys.executable, "-m", "nnlite_tui", "run", *args.models, "--out",
+                                   str(Path(tmp) / "run"), "--headless", *ours_bench, *pick, *extra],
+                                  {**env, "NNLITE_CACHE_DIR": str(Path(tmp) / "cache-nnlite")})
+                ours_w.append(wall)
+                totals = next((line for line in out.splitlines() if line.startswith("totals:")), "")
+                print(f"round {r + 1}: nnlite {wall:8.1f} s  ({totals})", flush=True)
+                return from_run(Path(tmp) / "run")
+
+            # naive, nnlite, nnlite, naive, ...: a drift over the rounds weighs on both sides alike.
+            if r % 2 == 0:
+                naive = run_naive()
+                ours = run_ours()
+            else:
+                ours = run_ours()
+                naive = run_naive()
+            print_timelines(naive, ours, load=os.getloadavg()[0])
         finally:
             if args.keep is None:
                 shutil.rmtree(tmp, ignore_errors=True)
             else:
                 print(f"kept in {tmp}")
     naive_s, ours_s = statistics.median(naive_w), statistics.median(ours_w)
-    print(f"\nmodels          {n_models}")
+    print(f"\nmodels          {n_models} (rounds {args.rounds})")
     print(f"naive  wall     {naive_s:.1f} s   {n_models / naive_s * 3600:.0f} models/hour")
     print(f"nnlite wall     {ours_s:.1f} s   {n_models / ours_s * 3600:.0f} models/hour")
     print(f"ratio           {ours_s / naive_s:.2f}x  (nnlite / naive; lower is better)")
