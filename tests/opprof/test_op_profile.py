@@ -162,3 +162,28 @@ def test_a_crash_in_the_profiled_pass_keeps_the_timed_result(small_cnn, tmp_path
 def test_steady_runs_hold_when_most_runs_were_preempted():
     runs = [11525, 1012, 23429, 13160, 903, 25160, 17259, 4033, 33186, 13077, 12000]
     assert op_profile.steady_runs(runs) == [1, 4]
+
+
+def test_xnnpack_times_get_back_the_half_microsecond_their_rounding_down_drops():
+    from nnlite_tui.core.op_profile import OpProfile, ProfiledOp
+    from nnlite_tui.core.predict.ops_block import TRUNCATION_US
+    from nnlite_tui.core.tflite_graph import Graph, GraphOp
+
+    graph = Graph(path="m.tflite", ops=[GraphOp(0, "CONV_2D", [], []), GraphOp(1, "RESHAPE", [], []),
+                                        GraphOp(2, "GATHER_ND", [], [])])
+    # A convolution of 7.x µs reads 7; a reshape under a µs reads 0 in every run; a builtin node's time
+    # is a difference of two µs clock readings and keeps its figure.
+    ops = [ProfiledOp(0, "Convolution (NHWC, F32) IGEMM", "delegate_op", [7, 7, 8]),
+           ProfiledOp(1, "Copy (NC, X32)", "delegate_op", [0, 0, 0]),
+           ProfiledOp(2, "GATHER_ND", "node", [3, 3, 3])]
+    profile = OpProfile(kernel_mode="xnnpack", runs=3, threads=1, wall_us=20.0, invoke_us=13.0, invoke_median_us=13.0,
+                        profiler_us=1.0, snapshot_us=0.5, collection_us=0.5, runs_kept=3, ops=ops,
+                        library="libLiteRt.so", library_version="2.3.0")
+    block = build_ops_block(graph, profile)
+    rows = {row["type"]: row for row in block["ops"]}
+    assert rows["CONV_2D"]["avg_us"] == pytest.approx(22 / 3 + TRUNCATION_US, abs=1e-3)
+    assert rows["CONV_2D"]["min_us"] == 7 + TRUNCATION_US and rows["RESHAPE"]["median_us"] == TRUNCATION_US
+    assert rows["GATHER_ND"]["avg_us"] == 3.0
+    assert block["truncation_added_us"] == 2 * TRUNCATION_US
+    assert block["rounding_bound_us"] == 2 * TRUNCATION_US + 1
+    assert block["ops_sum_us"] == pytest.approx(22 / 3 + 3 + 2 * TRUNCATION_US, abs=1e-3)

@@ -19,6 +19,7 @@ from nnlite_tui.core.devices import adb_app, adb_extras
 from nnlite_tui.core.devices.adb_app import Timeouts
 from nnlite_tui.core.devices.adb_link import Link
 from nnlite_tui.core.devices.base import DeviceError
+from nnlite_tui.core.predict.ops_block import SCHEMA_VERSION
 from nnlite_tui.core.predict.table import load_table
 from nnlite_tui.core.tflite_graph import read_graph
 
@@ -70,7 +71,7 @@ def test_an_app_without_a_profiler_is_answered_with_the_reason(sim_device_factor
     r = host_run(sim, tiny_tflite, test_apk, profile_ops="both")
     assert r["valid"] and sim.app.launches == 1 and schema_errors(r) == []
     for key, mode in (("ops", "xnnpack"), ("ops_builtin", "builtin")):
-        assert r[key] == {"schema_version": 2, "kernel_mode": mode, "error": adb_extras.NO_APP_PROFILER, "ops": []}
+        assert r[key] == {"schema_version": SCHEMA_VERSION, "kernel_mode": mode, "error": adb_extras.NO_APP_PROFILER, "ops": []}
 
 
 def test_a_block_the_host_did_not_ask_for_is_refused():
@@ -111,7 +112,7 @@ def test_nnlite_run_stores_the_devices_ops_block_as_the_hosts(sim_device_factory
     report = json.loads((out / "reports" / f"mnist_lenet__{sim.serial}__xnnpack.json").read_text())
     block = report["benchmark"]["ops"]
     assert report["valid"] and report["benchmark"]["simulated"] is True
-    assert "error" not in block and block["kernel_mode"] == "xnnpack" and block["schema_version"] == 2
+    assert "error" not in block and block["kernel_mode"] == "xnnpack" and block["schema_version"] == SCHEMA_VERSION
     graph = read_graph(str(out / "tflite" / "mnist_lenet.tflite"))
     assert [row["type"] for row in block["ops"]] == [op.type for op in graph.ops] and block["ops_sum_us"] > 0
     assert load_table([out]).models == 1

@@ -18,7 +18,13 @@ from nnlite_tui.core.predict.profile_events import ProfiledOp
 from nnlite_tui.core.tflite_graph import Graph, GraphOp
 
 # 2: total_us is the Invoke time less the profiler's measured cost (invoke_us keeps the raw figure).
-SCHEMA_VERSION = 2
+# 3: XNNPACK operator times carry the half µs their rounding down drops on average (TRUNCATION_US).
+SCHEMA_VERSION = 3
+# XNNPACK times its operators from consecutive nanosecond timestamps and reports each difference in
+# whole µs, rounded down (xnn_get_runtime_profiling_info): every operator loses [0, 1) µs, 0.5 on
+# average, and an operator under a µs reads 0 in every run. Builtin node events are differences of two
+# µs clock readings, which round both ends alike and lose nothing on average: they get no correction.
+TRUNCATION_US = 0.5
 # XNNPACK operator name (the words before " (") -> the builtin op types it can implement.
 _XNN_KINDS = {
     "convolution": {"CONV_2D", "DEPTHWISE_CONV_2D"},
@@ -105,7 +111,7 @@ def _tensors(op: GraphOp, which: str) -> list[dict[str, Any]]:
 
 def build_ops_block(graph: Graph, profile: OpProfile, total_us: float | None = None) -> dict[str, Any]:
     """Per graph op: type, tensors, cost parameters, FLOPs, bytes, avg/median/min µs and share of total."""
-    samples: dict[int, list[list[int]]] = {op.index: [] for op in graph.ops}
+    samples: dict[int, list[list[float]]] = {op.index: [] for op in graph.ops}
     delegate = [p for p in profile.ops if p.kind == "delegate_op"]
     nodes = [p for p in profile.ops if p.kind == "node" and p.index in samples]
     kernels: dict[int, list[str]] = {op.index: [] for op in graph.ops}
@@ -119,7 +125,7 @@ def build_ops_block(graph: Graph, profile: OpProfile, total_us: float | None = N
         for p, pos in zip(delegate, align(delegate, candidates)):
             target = candidates[pos].index if pos is not None else candidates[0].index if candidates else None
             if target is not None:
-                samples[target].append(p.samples_us)
+                samples[target].append([us + TRUNCATION_US for us in p.samples_us])
                 kernels[target].append(p.tag)
     rows = []
     for op in graph.ops:
@@ -129,8 +135,8 @@ def build_ops_block(graph: Graph, profile: OpProfile, total_us: float | None = N
             "params": op.params, "flops": op.flops, "bytes_moved": op.bytes_moved, "key": op.key(),
             "kernels": kernels[op.index],
             "avg_us": round(sum(runs) / len(runs), 3) if runs else 0.0,
-            "median_us": float(median(runs)) if runs else 0.0,
-            "min_us": float(min(runs)) if runs else 0.0,
+            "median_us": round(float(median(runs)), 3) if runs else 0.0,
+            "min_us": round(float(min(runs)), 3) if runs else 0.0,
         })
     # Means add up (the ops' means sum to the mean run), so shares and the coverage check use them; the
     # predictor reads median_us, which a few preempted runs on a busy host do not move.
@@ -144,12 +150,14 @@ def build_ops_block(graph: Graph, profile: OpProfile, total_us: float | None = N
     return {"schema_version": SCHEMA_VERSION, "kernel_mode": profile.kernel_mode, "threads": profile.threads,
             "runs": profile.runs, "runs_kept": profile.runs_kept, "total_us": round(total, 3),
             "ops_sum_us": round(ops_sum, 3),
-            # Time inside the run but in no op: the interpreter's and delegate's per-run work, and the
-            # fractions of a µs XNNPACK drops from each operator's time (it reports whole µs, rounded down).
+            # Time inside the run but in no op: the interpreter's and delegate's per-run work, and what
+            # the whole-µs event times leave unaccounted.
             "unattributed_us": round(total - ops_sum, 3),
-            # Each op event is whole µs (rounded down by XNNPACK, a difference of µs clocks for nodes):
-            # the ops' sum can be short of their real time by up to this much per run.
-            "rounding_bound_us": len(profile.ops),
+            # Each op event is whole µs: an XNNPACK operator's time, with the average truncation added
+            # back, is within half a µs of its real time, a node's within one µs; the ops' sum within this
+            # much per run.
+            "rounding_bound_us": TRUNCATION_US * len(delegate) + len(nodes),
+            "truncation_added_us": TRUNCATION_US * len(delegate),
             "invoke_us": round(profile.invoke_us, 3), "total_median_us": round(profile.invoke_median_us, 3),
             "profiler_us": None if profile.profiler_us is None else round(profile.profiler_us, 3),
             "profiler_snapshot_us": profile.snapshot_us, "profiler_collection_us": round(profile.collection_us, 3),
