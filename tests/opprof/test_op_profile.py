@@ -35,7 +35,9 @@ def test_profile_reports_every_op(small_cnn, mode, kind):
         assert conv_rows[0]["kernels"] == ["builtin"]
     else:
         assert conv_rows[0]["kernels"][0].startswith("Convolution")
-    assert 0 < block["ops_sum_us"] <= block["total_us"] * 1.05 + 2  # the profiler cost is known to about a µs
+    # The ops run inside the runs' Invoke events: their sum cannot pass Invoke by more than Invoke's own
+    # whole-µs reading and the half µs added back per XNNPACK operator.
+    assert 0 < block["ops_sum_us"] <= block["invoke_us"] + 1 + block["truncation_added_us"]
     # The total is the runtime's Invoke time less the profiler's own, measured cost inside it.
     assert profile.profiler_us is not None and 0 < profile.snapshot_us <= profile.profiler_us < profile.invoke_us
     assert profile.profiler_us == pytest.approx(profile.snapshot_us + profile.collection_us)
@@ -103,7 +105,9 @@ def test_collection_cost_is_measured_on_generated_op_chains(tmp_path):
     # XNNPACK hands every operator's name and time to the attached profiler even while it is idle;
     # builtin kernels' idle events return at once. Recording costs something per event in both.
     assert xnn.collection_per_op_us > builtin.collection_per_op_us >= 0 and xnn.fixed_us >= 0
-    assert xnn.per_op_us > 0 and builtin.per_op_us > 0
+    # Recording includes the collection; a builtin event's storing (about 0.2 µs) is within the
+    # host's noise, so only its sign is certain.
+    assert xnn.per_op_us >= xnn.collection_per_op_us and builtin.per_op_us >= builtin.collection_per_op_us
     assert xnn.cost_us(100) == xnn.fixed_us + 100 * xnn.per_op_us
 
 

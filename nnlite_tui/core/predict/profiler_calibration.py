@@ -93,8 +93,10 @@ def calibrate(lib, kernel_mode: str, threads: int, added_costs: AddedCosts) -> C
         # Per op: the recording profiler's slope (collection and storage: the memory snapshots of the
         # run's DEFAULT events are the same for both chains and drop out). Per run: the idle
         # profiler's intercept (the snapshots are not in it; the profile's own timestamps give them).
-        per_op = max((recording_large - recording_small) / (LARGE_OPS - SMALL_OPS), 0.0)
         idle_per_op = max((idle_large - idle_small) / (LARGE_OPS - SMALL_OPS), 0.0)
+        # A recording profiler also collects what an idle one does: a slope measured below the idle
+        # one is the host's noise (its speed moves between the passes), not a cheaper recording.
+        per_op = max((recording_large - recording_small) / (LARGE_OPS - SMALL_OPS), idle_per_op)
         _measured[key] = Calibration(fixed_us=max(idle_small - idle_per_op * SMALL_OPS, 0.0), per_op_us=per_op,
                                      collection_per_op_us=idle_per_op)
     return _measured[key]
