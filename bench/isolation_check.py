@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measurement integrity on the host: per-model medians with overlap on and off must agree.
 
-    .venv/bin/python bench/isolation_check.py MODELS [--limit N] [--group 4] [--rounds 1] [--gap 2]
+    .venv/bin/python bench/isolation_check.py MODELS [--limit N] [--group 4] [--rounds 2] [--gap 2]
                                               [--runs 50] [--min-seconds 3] [--isolation pause]
                                               [--include GLOB] [--no-huge-pages] [--verbose]
     .venv/bin/python bench/isolation_check.py MODELS --whole-runs [--limit N]
@@ -11,9 +11,10 @@ the pipeline's own host device (LocalDevice, one fresh process, pinned like in a
 pipeline's HostIsolation, alternately
   on   while the pipeline's Converter pool converts other models on every worker (overlap), and
   off  with no conversion process alive at all,
-in ABBA order per group of models (on, off, off, on), so that the machine's drift, which can move a
-memory-bound model's median by 10-15% within a minute (the noise floor printed below shows how
-much on the machine at hand), weighs on both sides alike.
+in ABBA order per group of models (on, off, off, on), twice by default, so that the machine's drift,
+which can move a model's median by 10-25% within a minute (the noise floor printed below shows how
+much on the machine at hand; bench/host_drift.py shows it with nothing else running), weighs on both
+sides alike.
 Per model: mean of the "on" medians vs mean of the "off" medians; PASS when every model is within
 --tolerance (10%). The two "off" medians of a model, a few seconds apart, show the noise floor.
 
@@ -211,7 +212,7 @@ def main() -> int:
     ap.add_argument("--limit", type=int)
     ap.add_argument("--include", action="append", default=[], help="only models matching (glob); repeatable")
     ap.add_argument("--group", type=int, default=4, help="models per ABBA group")
-    ap.add_argument("--rounds", type=int, default=1, help="ABBA repetitions per group")
+    ap.add_argument("--rounds", type=int, default=2, help="ABBA repetitions per group")
     ap.add_argument("--workers", type=int, default=0, help="conversion workers (default: as nnlite run)")
     ap.add_argument("--gap", type=float, default=2.0,
                     help="seconds of conversion before each overlapped benchmark")
