@@ -115,6 +115,7 @@ def build_ops_block(graph: Graph, profile: OpProfile, total_us: float | None = N
     delegate = [p for p in profile.ops if p.kind == "delegate_op"]
     nodes = [p for p in profile.ops if p.kind == "node" and p.index in samples]
     kernels: dict[int, list[str]] = {op.index: [] for op in graph.ops}
+    corrected = 0  # XNNPACK operators placed on a graph op, each with TRUNCATION_US added
     for p in nodes:
         samples[p.index].append(p.samples_us)
         kernels[p.index].append("builtin")
@@ -127,6 +128,7 @@ def build_ops_block(graph: Graph, profile: OpProfile, total_us: float | None = N
             if target is not None:
                 samples[target].append([us + TRUNCATION_US for us in p.samples_us])
                 kernels[target].append(p.tag)
+                corrected += 1
     rows = []
     for op in graph.ops:
         runs = [sum(vals) for vals in zip(*samples[op.index])] if samples[op.index] else []
@@ -156,8 +158,8 @@ def build_ops_block(graph: Graph, profile: OpProfile, total_us: float | None = N
             # Each op event is whole µs: an XNNPACK operator's time, with the average truncation added
             # back, is within half a µs of its real time, a node's within one µs; the ops' sum within this
             # much per run.
-            "rounding_bound_us": TRUNCATION_US * len(delegate) + len(nodes),
-            "truncation_added_us": TRUNCATION_US * len(delegate),
+            "rounding_bound_us": TRUNCATION_US * corrected + len(nodes),
+            "truncation_added_us": TRUNCATION_US * corrected,
             "invoke_us": round(profile.invoke_us, 3), "total_median_us": round(profile.invoke_median_us, 3),
             "profiler_us": None if profile.profiler_us is None else round(profile.profiler_us, 3),
             "profiler_snapshot_us": profile.snapshot_us, "profiler_collection_us": round(profile.collection_us, 3),
