@@ -81,7 +81,8 @@ def _csv_row(p: Pair | None, row: ResultRow, change: str) -> dict:
     med = (lambda r: "" if r is None or not r.median_ns else f"{r.median_ns / 1e6:.6g}")
     return {"change": change, "model": row.model, "device": row.device, "backend": row.backend,
             "precision": row.precision, "before_median_ms": med(before), "after_median_ms": med(after),
-            "ratio": _ratio(p) if p else "", "ci_low": f"{p.ci[0]:.4f}" if p and p.ci else "",
+            "ratio": f"{p.ratio:.4f}" if p and p.ratio is not None else "",
+            "ci_low": f"{p.ci[0]:.4f}" if p and p.ci else "",
             "ci_high": f"{p.ci[1]:.4f}" if p and p.ci else "",
             "before_samples": len(before.samples_ns) if before else "",
             "after_samples": len(after.samples_ns) if after else "",
