@@ -6,7 +6,7 @@
                                                 [--default-timing] [--sim] [--naive-without-rewrites] [--keep DIR]
                                                 [-- extra nnlite run args]
 
-Alternates naive and nnlite runs (naive first), each from a cold start (fresh process, empty
+Runs naive and nnlite in turn (naive first, then alternating over --rounds), each from a cold start (fresh process, empty
 conversion cache), and prints both wall times, models/hour, the ratio nnlite/naive and each side's
 timeline (bench/run_timeline.py): conversion seconds and their efficiency vs the naive's, benchmark
 seconds, the pause of the conversions per host benchmark, the tail after the last conversion.
