@@ -64,9 +64,11 @@ if [ "$(cat "$BUILD/stamp" 2>/dev/null)" != "$STAMP" ]; then
     KOTLINC=("$KOTLIN_HOME/bin/kotlinc" -jvm-target 17 -Werror -nowarn)
     "${KOTLINC[@]}" -d "$BUILD/core.jar" $(find "$SRC_MAIN" -name '*.kt')
     "${KOTLINC[@]}" -cp "$BUILD/core.jar:$JUNIT_JAR" -d "$BUILD/core-tests.jar" $(find "$SRC_TEST" -name '*.kt')
-    # The Android side cannot be built here; type-check it against stubs of the APIs it calls.
+    # The Android side cannot be built here; type-check it against stubs of the APIs it calls
+    # (Java stubs for Android and LiteRT, Kotlin stubs for ExecuTorch, whose Android API is Kotlin).
     javac -nowarn -d "$BUILD/stubs" $(find "$STUBS" -name '*.java')
-    "${KOTLINC[@]}" -cp "$BUILD/stubs:$BUILD/core.jar" -d "$BUILD/app-typecheck.jar" $(find "$SRC_APP" -name '*.kt')
+    "${KOTLINC[@]}" -d "$BUILD/stubs-kt.jar" $(find "$STUBS" -name '*.kt')
+    "${KOTLINC[@]}" -cp "$BUILD/stubs:$BUILD/stubs-kt.jar:$BUILD/core.jar" -d "$BUILD/app-typecheck.jar" $(find "$SRC_APP" -name '*.kt')
     say "app sources type-check against the API stubs (stubs/)"
     echo "$STAMP" >"$BUILD/stamp"
 else

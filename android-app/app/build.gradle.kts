@@ -12,8 +12,8 @@ android {
         applicationId = "org.nnlite.bench"
         minSdk = 24
         targetSdk = 36
-        versionCode = 2
-        versionName = "0.2.0" // must equal Report.APP_VERSION in :core (checked by tests/android)
+        versionCode = 3
+        versionName = "0.3.0" // must equal Report.APP_VERSION in :core (checked by tests/android)
     }
 
     buildTypes {
@@ -30,7 +30,7 @@ android {
 
     packaging {
         jniLibs {
-            // Keep LiteRT's .so files uncompressed and page-aligned (loaded straight from the APK).
+            // Keep LiteRT's and ExecuTorch's .so files uncompressed and page-aligned (loaded straight from the APK).
             useLegacyPackaging = false
         }
     }
@@ -41,4 +41,7 @@ dependencies {
     implementation(libs.litert)
     implementation(libs.litert.gpu)
     implementation(libs.litert.gpu.api)
+    // ExecuTorch's Module API with its XNNPACK delegate (arm64-v8a and x86_64 only); its POM brings fbjni and
+    // soloader's nativeloader.
+    implementation(libs.executorch.android)
 }

@@ -12,6 +12,9 @@ import android.util.Log
 import android.view.WindowManager
 import android.widget.TextView
 import org.nnlite.bench.core.BenchRunner
+import org.nnlite.bench.core.EnergyMeter
+import org.nnlite.bench.core.EnergyRun
+import org.nnlite.bench.core.ThreadSampler
 import org.nnlite.bench.core.Report
 import org.nnlite.bench.core.SustainedPerformance
 import java.util.concurrent.atomic.AtomicBoolean
@@ -90,9 +93,15 @@ class BenchActivity : Activity() {
         Thread({
             Process.setThreadPriority(Process.THREAD_PRIORITY_FOREGROUND)
             val line = try {
+                val battery = AndroidBattery(this)
+                val meter = EnergyMeter(
+                    battery,
+                    ThreadSampler(battery, { System.nanoTime() }, EnergyRun.SAMPLE_PERIOD_MS * 1_000_000),
+                    { ns -> Thread.sleep(ns / 1_000_000, (ns % 1_000_000).toInt()) },
+                )
                 val result = BenchRunner(
-                    LiteRtEngine(), ::deviceInfo, LogcatLog,
-                    probe = AndroidProbe(this, { resumed }, sustained),
+                    AppRuntimes.all(), ::deviceInfo, LogcatLog,
+                    probe = AndroidProbe(this, { resumed }, sustained), meter = meter,
                 ).execute(extras)
                 when {
                     result.written -> "report ${result.reportPath} valid=${result.report?.get("valid")}"

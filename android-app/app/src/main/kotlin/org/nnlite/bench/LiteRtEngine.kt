@@ -6,6 +6,7 @@ import org.nnlite.bench.core.Delegation
 import org.nnlite.bench.core.Engine
 import org.nnlite.bench.core.FillRecord
 import org.nnlite.bench.core.InputFill
+import org.nnlite.bench.core.InputRange
 import org.nnlite.bench.core.TensorInfo
 import org.tensorflow.lite.Delegate
 import org.tensorflow.lite.Interpreter
@@ -100,10 +101,8 @@ class LiteRtEngine : Engine {
 
     private var filled: List<FillRecord>? = null
 
-    override fun prepareInputs(seed: Long) {
-        val inputs = inputs()
-        inputBuffers.forEachIndexed { i, buffer -> InputFill.fill(buffer, inputs[i].dtype, seed, inputs[i].scale, inputs[i].zeroPoint) }
-        filled = inputBuffers.mapIndexed { i, buffer -> InputFill.record(buffer, inputs[i]) }
+    override fun prepareInputs(seed: Long, ranges: List<InputRange?>) {
+        filled = InputFill.fillAll(inputBuffers.toList(), inputs(), seed, ranges)
     }
 
     override fun inputFill(): List<FillRecord>? = filled

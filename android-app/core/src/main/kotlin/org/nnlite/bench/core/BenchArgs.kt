@@ -29,12 +29,16 @@ data class BenchSettings(
     val seed: Long = 0,
     val requireFullDelegation: Boolean = false,
     val warmupSeconds: Double = 0.5,
+    /** Per input: the [low, high) its integer fill stays in (`input_ranges`), or null; empty for none. */
+    val inputRanges: List<InputRange?> = emptyList(),
 )
 
 /**
  * A parsed, valid intent. [profileOps] and [profileRuns] are the host's request for a per-op profile
  * (PROTOCOL.md, section 9e): accepted so the host can ask every device the same way, but LiteRT's
  * Android Interpreter API has no per-op profiler, so this app answers without an `ops` block.
+ * [inputSpec]: the inputs an ExecuTorch program takes (`input_shapes`, `input_dtypes`), null for LiteRT.
+ * [energySeconds]: the length of each energy window when `energy` is true, else null (section 9f).
  */
 data class BenchRequest(
     val modelPath: String,
@@ -43,6 +47,9 @@ data class BenchRequest(
     val settings: BenchSettings,
     val profileOps: String? = null,
     val profileRuns: Int = BenchArgs.DEFAULT_PROFILE_RUNS,
+    val runtime: Runtime = Runtime.LITERT,
+    val inputSpec: List<TensorInfo>? = null,
+    val energySeconds: Double? = null,
 )
 
 /**
@@ -52,6 +59,31 @@ data class BenchRequest(
 class ArgsException(message: String, val reportPath: String?, val values: Map<String, Any?>) :
     IllegalArgumentException(message)
 
+/** `input_ranges`: a JSON array with, per input, null or [low, high] (integers, low < high). */
+object InputRanges {
+    fun parse(text: String, errors: MutableList<String>): List<InputRange?> {
+        val parsed = try {
+            Json.parse(text) as? List<*>
+        } catch (e: IllegalArgumentException) {
+            null
+        }
+        val ranges = parsed?.map { r ->
+            when {
+                r == null -> null
+                r is List<*> && r.size == 2 && r.all { it is Long } && (r[0] as Long) < (r[1] as Long) ->
+                    InputRange(r[0] as Long, r[1] as Long)
+                else -> return invalid(text, errors)
+            }
+        }
+        return ranges ?: invalid(text, errors)
+    }
+
+    private fun invalid(text: String, errors: MutableList<String>): List<InputRange?> {
+        errors += "input_ranges must be a JSON array of null or [low, high] integer pairs with low < high, got '$text'"
+        return emptyList()
+    }
+}
+
 object BenchArgs {
     const val MODEL_PATH = "model_path"
     const val REPORT_PATH = "report_path"
@@ -60,16 +92,17 @@ object BenchArgs {
     val PROFILE_MODES = listOf("xnnpack", "builtin", "both")
 
     private val INT_KEYS = listOf("warmup", "runs", "max_runs", "threads", "profile_runs")
-    private val FLOAT_KEYS = listOf("min_seconds", "max_seconds", "warmup_seconds")
-    private val BOOL_KEYS = listOf("require_full_delegation")
-    private val STRING_KEYS = listOf(MODEL_PATH, REPORT_PATH, RUN_ID, "backend", "profile_ops")
+    private val FLOAT_KEYS = listOf("min_seconds", "max_seconds", "warmup_seconds", "energy_seconds")
+    private val BOOL_KEYS = listOf("require_full_delegation", "energy")
+    private val STRING_KEYS = listOf(MODEL_PATH, REPORT_PATH, RUN_ID, "backend", "profile_ops", "runtime", "input_shapes", "input_dtypes",
+        "input_ranges")
     val KNOWN_KEYS: Set<String> = (STRING_KEYS + INT_KEYS + FLOAT_KEYS + BOOL_KEYS + "seed").toSet()
 
     /**
      * Parse intent extras (what `am start --es/--ei/--el/--ef` put in the Bundle). Numbers may
      * also arrive as strings (`--es runs 20`); anything else that does not parse is an error.
      */
-    fun parse(extras: Map<String, Any?>): BenchRequest {
+    fun parse(extras: Map<String, Any?>, available: Set<Runtime> = Runtime.values().toSet()): BenchRequest {
         val d = BenchSettings()
         val errors = mutableListOf<String>()
         val values = LinkedHashMap<String, Any?>()
@@ -133,6 +166,41 @@ object BenchArgs {
             errors += "unknown profile_ops '$profileOps' (one of ${PROFILE_MODES.joinToString()})"
         }
         val profileRuns = long("profile_runs", DEFAULT_PROFILE_RUNS.toLong())
+        val runtimeName = str("runtime", required = false) ?: if (extras.containsKey("runtime")) null else Runtime.LITERT.wire
+        val runtime = runtimeName?.let { name ->
+            val r = Runtime.fromWire(name)
+            when {
+                r == null -> { errors += "unknown runtime '$name' (one of ${Runtime.values().joinToString { it.wire }})"; null }
+                r !in available -> {
+                    errors += "runtime '$name' is not in this app build (it has ${available.sortedBy { it.ordinal }.joinToString { it.wire }})"; null
+                }
+                else -> r
+            }
+        }
+        if (runtime != null && backend != null && backend !in runtime.backends) {
+            errors += "backend '${backend.wire}' is not available with runtime ${runtime.wire} " +
+                "(its program's delegates are fixed at export; it takes ${runtime.backends.joinToString { it.wire }})"
+        }
+        val shapes = str("input_shapes", required = false)
+        val dtypes = str("input_dtypes", required = false)
+        val inputSpec = when (runtime) {
+            Runtime.EXECUTORCH -> if (shapes == null) {
+                if (!extras.containsKey("input_shapes")) errors += "missing input_shapes (runtime executorch needs them: " +
+                    "its Java API cannot read a program's input shapes)"
+                null
+            } else InputSpec.parse(shapes, dtypes, errors)
+            null -> null // the runtime itself is the error
+            Runtime.LITERT -> {
+                for (key in listOf("input_shapes", "input_dtypes").filter { extras.containsKey(it) }) {
+                    errors += "$key is for runtime executorch only (LiteRT reads the inputs from the model)"
+                }
+                null
+            }
+        }
+        val rangesText = str("input_ranges", required = false)
+        val inputRanges = rangesText?.let { InputRanges.parse(it, errors) } ?: emptyList()
+        val energy = bool("energy", false)
+        val energySeconds = double("energy_seconds", EnergyRun.DEFAULT_SECONDS)
 
         values[MODEL_PATH] = modelPath
         values[RUN_ID] = runId
@@ -146,6 +214,7 @@ object BenchArgs {
         values["threads"] = threads
         values["seed"] = seed
         values["require_full_delegation"] = requireFull
+        values["runtime"] = runtimeName
 
         for (key in extras.keys.sorted()) {
             // Extras the platform itself may add are not ours to judge; any other stray key is
@@ -165,6 +234,10 @@ object BenchArgs {
         seed?.let { check(it >= 0, "seed must be >= 0, got $it") }
         profileRuns?.let { check(it in 1..Int.MAX_VALUE, "profile_runs must be >= 1, got $it") }
         warmupSeconds?.let { check(it >= 0, "warmup_seconds must be >= 0, got $it") }
+        energySeconds?.let {
+            check(it in EnergyRun.MIN_SECONDS..EnergyRun.MAX_SECONDS,
+                "energy_seconds must be in ${EnergyRun.MIN_SECONDS}..${EnergyRun.MAX_SECONDS}, got $it")
+        }
 
         if (errors.isNotEmpty()) throw ArgsException(errors.joinToString("; "), reportPath, values)
         return BenchRequest(
@@ -174,10 +247,13 @@ object BenchArgs {
             settings = BenchSettings(
                 warmup = warmup!!.toInt(), warmupSeconds = warmupSeconds!!, runs = runs!!.toInt(), minSeconds = minSeconds!!,
                 maxRuns = maxRuns!!.toInt(), maxSeconds = maxSeconds!!, threads = threads!!.toInt(),
-                backend = backend!!, seed = seed!!, requireFullDelegation = requireFull!!,
+                backend = backend!!, seed = seed!!, requireFullDelegation = requireFull!!, inputRanges = inputRanges,
             ),
             profileOps = profileOps,
             profileRuns = profileRuns!!.toInt(),
+            runtime = runtime!!,
+            inputSpec = inputSpec,
+            energySeconds = if (energy!!) energySeconds!! else null,
         )
     }
 

@@ -23,6 +23,8 @@ class Measured(
     val memory: Map<String, Any?>? = null,
     val conditions: Map<String, Any?>? = null,
     val inputFill: List<FillRecord>? = null,
+    /** The `energy` block (section 9f) when energy was asked for. */
+    val energy: Map<String, Any?>? = null,
 ) {
     val summary: Summary by lazy { Stats.summarize(samplesNs) }
     val nativeSummary: Summary? by lazy { nativeSamplesNs?.let { Stats.summarize(it) } }
@@ -44,7 +46,8 @@ object Benchmark {
      * Run the protocol on [engine]. [outcome] is updated as backends are tried, so a caller that
      * catches the StageException still knows the last backend attempted and the fallback story.
      * [probe] is read before load, after load and after the runs (memory) and around the runs
-     * (conditions); it never changes what is timed.
+     * (conditions); it never changes what is timed. With [energySeconds], the energy windows follow
+     * the second conditions reading ([EnergyRun], measured through [meter]).
      */
     fun run(
         modelPath: String,
@@ -53,8 +56,11 @@ object Benchmark {
         clock: NanoClock,
         outcome: BackendOutcome,
         probe: DeviceProbe? = null,
+        energySeconds: Double? = null,
+        meter: EnergyMeter? = null,
         fileExists: (String) -> Boolean = { File(it).isFile },
     ): Measured {
+        require(energySeconds == null || meter != null) { "energy asked for without a battery meter" }
         if (!fileExists(modelPath)) throw StageException.protocol("load", "model file not found: $modelPath")
         val sustained = probe?.sustainedPerformance()
         val conditionsBefore = probe?.conditions()
@@ -78,12 +84,17 @@ object Benchmark {
         var inputFill: List<FillRecord>? = null
         try {
             inputs = engine.inputs()
-            outputs = engine.outputs()
-            engine.prepareInputs(settings.seed)
+            if (settings.inputRanges.isNotEmpty() && settings.inputRanges.size != inputs.size) {
+                throw StageException.protocol("invoke",
+                    "${settings.inputRanges.size} input ranges given for a model of ${inputs.size} inputs")
+            }
+            engine.prepareInputs(settings.seed, settings.inputRanges)
             inputFill = engine.inputFill()
             var t0 = clock.nanos()
             engine.invoke()
             firstNs = clock.nanos() - t0
+            // After one inference: ExecuTorch's Java API shows a program's outputs only in forward's result.
+            outputs = engine.outputs()
             val warmupNs = (settings.warmupSeconds * 1e9).toLong()
             val minNs = (settings.minSeconds * 1e9).toLong()
             val capNs = (settings.maxSeconds * 1e9).toLong()
@@ -124,6 +135,17 @@ object Benchmark {
         }
         val conditionsAfter = probe?.conditions()
         val memAfter = probe?.memory()
+        val energy = energySeconds?.let { seconds ->
+            try {
+                EnergyRun.measure(engine, clock, seconds, meter!!)
+            } catch (e: StageException) {
+                throw e
+            } catch (e: Exception) {
+                throw StageException.of("invoke", e)
+            } catch (e: LinkageError) {
+                throw StageException.of("invoke", e)
+            }
+        }
         engine.runtimeFallback()?.let { (ran, why) ->
             outcome.fallbackReason = listOfNotNull(outcome.fallbackReason, "${outcome.used.wire} -> ${ran.wire}: $why")
                 .joinToString("; ")
@@ -139,7 +161,7 @@ object Benchmark {
         return Measured(
             initNs, firstNs, samples, timedTotal / 1e9, inputs, outputs,
             nativeSamplesNs = native, warmupRuns = warmupRuns, warmupNs = warmupTotal,
-            delegation = delegation, memory = memory, conditions = conditions, inputFill = inputFill,
+            delegation = delegation, memory = memory, conditions = conditions, inputFill = inputFill, energy = energy,
         )
     }
 

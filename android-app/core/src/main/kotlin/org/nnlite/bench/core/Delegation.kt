@@ -14,28 +14,35 @@ data class DelegateApplication(val delegate: String, val delegatedNodes: Int, va
     )
 }
 
-class Delegation(val source: String, val applied: List<DelegateApplication>, val error: String? = null) {
+/**
+ * [backends]: the delegates a runtime names without node counts (ExecuTorch's method metadata); then
+ * the counts and [full] are null (unknown), and `delegate` is the first backend named.
+ */
+class Delegation(val source: String, val applied: List<DelegateApplication>, val error: String? = null,
+                 val backends: List<String>? = null) {
     private val first: DelegateApplication? get() = applied.firstOrNull()
 
     /** The whole graph went to one delegate; null when that cannot be told (no total in the log, or no log). */
     val full: Boolean?
         get() = when {
-            error != null -> null
+            error != null || backends != null -> null
             first == null -> false
             first!!.totalNodes == null -> null
             else -> first!!.delegatedNodes == first!!.totalNodes
         }
 
-    fun toMap(): Map<String, Any?> = linkedMapOf(
+    private val countsUnknown: Boolean get() = error != null || backends != null
+
+    fun toMap(): Map<String, Any?> = linkedMapOf<String, Any?>(
         "source" to source,
-        "delegate" to first?.delegate,
-        "delegated_nodes" to if (error != null) null else (first?.delegatedNodes ?: 0),
+        "delegate" to (first?.delegate ?: backends?.firstOrNull()),
+        "delegated_nodes" to if (countsUnknown) null else (first?.delegatedNodes ?: 0),
         "total_nodes" to first?.totalNodes,
-        "partitions" to if (error != null) null else (first?.partitions ?: 0),
+        "partitions" to if (countsUnknown) null else (first?.partitions ?: 0),
         "full" to full,
         "applied" to applied.map { it.toMap() },
         "error" to error,
-    )
+    ).also { m -> backends?.let { m["backends"] = it } }
 
     /** The one-line reason a run with require_full_delegation fails, or null if the graph is whole on the delegate. */
     fun fullDelegationFailure(backend: Backend): String? {
@@ -43,6 +50,8 @@ class Delegation(val source: String, val applied: List<DelegateApplication>, val
         val f = first
         return when {
             error != null -> "require_full_delegation: cannot tell what ${backend.wire} took ($error)"
+            backends != null -> "require_full_delegation: the runtime names the program's delegates " +
+                "(${backends.joinToString().ifEmpty { "none" }}) but not how many nodes they took"
             f == null -> "require_full_delegation: no delegate took any node for backend ${backend.wire}"
             f.totalNodes == null -> "require_full_delegation: the runtime logged ${f.delegatedNodes} node(s) for ${f.delegate} but not the graph's size"
             else -> "require_full_delegation: ${f.delegate} took ${f.delegatedNodes} of ${f.totalNodes} nodes (${f.partitions} partitions)"
@@ -62,6 +71,11 @@ class Delegation(val source: String, val applied: List<DelegateApplication>, val
         })
 
         fun unreadable(source: String, why: String) = Delegation(source, emptyList(), why)
+
+        /** What ExecuTorch's `MethodMetadata.backends` says: the delegates, no counts. */
+        fun methodBackends(backends: List<String>) = Delegation(METHOD_METADATA, emptyList(), null, backends)
+
+        const val METHOD_METADATA = "method metadata"
 
         // `logcat -v epoch`: "  1760000000.123  4321  4340 I tflite  : message"
         private val EPOCH_LINE = Regex("""^\s*(\d+)\.(\d{3})\d*\s+\d+\s+\d+\s+[VDIWEF]\s+(\S+)\s*:\s?(.*)$""")

@@ -7,11 +7,18 @@ package org.nnlite.bench.core
 data class TensorInfo(val shape: List<Int>, val dtype: String, val numBytes: Int, val scale: Float = 0f,
                       val zeroPoint: Int = 0)
 
+/**
+ * The valid values [low, high) of an integer input (token ids inside their embedding table), as the
+ * host sends them in `input_ranges` (PROTOCOL.md, "Input").
+ */
+data class InputRange(val low: Long, val high: Long)
+
 /** What one input was filled with (the report's `input_fill`; Python: input_check.fill_record). */
 data class FillRecord(val dtype: String, val scale: Float, val zeroPoint: Int, val elements: Int, val mean: Double,
-                      val std: Double) {
-    fun toMap(): Map<String, Any?> = linkedMapOf("dtype" to dtype, "scale" to scale.toDouble(), "zero_point" to zeroPoint,
-                                                 "elements" to elements, "mean" to mean, "std" to std)
+                      val std: Double, val min: Double? = null, val max: Double? = null, val range: InputRange? = null) {
+    fun toMap(): Map<String, Any?> = linkedMapOf<String, Any?>("dtype" to dtype, "scale" to scale.toDouble(),
+        "zero_point" to zeroPoint, "elements" to elements, "mean" to mean, "std" to std, "min" to min, "max" to max)
+        .also { m -> range?.let { m["range"] = listOf(it.low, it.high) } }
 }
 
 /**
@@ -51,8 +58,11 @@ interface Engine {
 
     fun outputs(): List<TensorInfo>
 
-    /** Fill preallocated input buffers with the seeded input (untimed, once per run). */
-    fun prepareInputs(seed: Long)
+    /**
+     * Fill preallocated input buffers with the seeded input (untimed, once per run); an integer input
+     * with a range in [ranges] (by input index; empty for none) stays inside it ([InputFill.fillAll]).
+     */
+    fun prepareInputs(seed: Long, ranges: List<InputRange?>)
 
     /** What [prepareInputs] fed each input ([InputFill.record] of its buffers); null if it cannot tell. */
     fun inputFill(): List<FillRecord>? = null

@@ -30,27 +30,32 @@ data class DeviceInfo(
  * Measured keys are present only when valid; a failure carries error_stage/type/message.
  */
 object Report {
-    const val PROTOCOL_VERSION = 2
-    const val APP_VERSION = "0.2.0"
+    const val PROTOCOL_VERSION = 3
+    const val APP_VERSION = "0.3.0"
     val STAGES = listOf("args", "load", "allocate", "invoke", "internal")
     val SETTINGS_KEYS = listOf("threads", "warmup", "warmup_seconds", "runs", "min_seconds", "seed", "require_full_delegation")
 
-    /** What the wall clock surrounds on the device (PROTOCOL.md, "Timing"). */
-    const val WALL_CLOCK = "Interpreter.run"
+    /** What the wall clock surrounds on the device, per runtime (PROTOCOL.md, "Timing"). */
+    val WALL_CLOCKS = mapOf(Runtime.LITERT to "Interpreter.run", Runtime.EXECUTORCH to "Module.forward")
     const val NATIVE_CLOCK = "Interpreter.getLastNativeInferenceDurationNanoseconds"
 
-    /** Which timing `stats` (and so a report's median `duration`) is of, and what each clock covers. */
-    fun timing(hasNative: Boolean): Map<String, Any?> = linkedMapOf(
+    /**
+     * Which timing `stats` (and so a report's median `duration`) is of, and what each clock covers.
+     * ExecuTorch's Java API has no per-inference timer of its own, so its native clock is always null.
+     */
+    fun timing(hasNative: Boolean, runtime: Runtime = Runtime.LITERT): Map<String, Any?> = linkedMapOf(
         "stats_of" to "wall",
-        "wall_clock" to WALL_CLOCK,
-        "native_clock" to if (hasNative) NATIVE_CLOCK else null,
+        "wall_clock" to WALL_CLOCKS.getValue(runtime),
+        "native_clock" to if (hasNative && runtime == Runtime.LITERT) NATIVE_CLOCK else null,
     )
 
-    class Envelope(val device: DeviceInfo, val startedAtMs: Long, val finishedAtMs: Long, val simulated: Boolean = false)
+    /** [runtimes]: what this app build has (its `capabilities`, and each runtime's version). */
+    class Envelope(val device: DeviceInfo, val startedAtMs: Long, val finishedAtMs: Long, val simulated: Boolean = false,
+                   val runtimes: Runtimes = Runtimes(emptyList()))
 
     fun valid(request: BenchRequest, outcome: BackendOutcome, m: Measured, env: Envelope): Map<String, Any?> {
         val r = head(env, valid = true, stage = null, type = null, message = null)
-        r.putAll(settingsBlock(request.runId, request.modelPath, request.settings, outcome.used.wire))
+        r.putAll(settingsBlock(request, outcome.used.wire, env))
         r["init_ns"] = m.initNs
         r["first_inference_ns"] = m.firstInferenceNs
         r["stats"] = m.summary.toMap()
@@ -60,7 +65,7 @@ object Report {
         r["input_dtypes"] = m.inputs.map { it.dtype }
         m.inputFill?.let { fill -> r["input_fill"] = fill.map { it.toMap() } }
         r["output_shapes"] = m.outputs.map { it.shape }
-        r["timing"] = timing(m.nativeSamplesNs != null)
+        r["timing"] = timing(m.nativeSamplesNs != null, request.runtime)
         r["native_stats"] = m.nativeSummary?.toMap()
         r["native_samples_ns"] = m.nativeSamplesNs?.asList()
         r["warmup_runs"] = m.warmupRuns
@@ -68,12 +73,13 @@ object Report {
         r["delegation"] = m.delegation?.toMap()
         r["memory"] = m.memory
         r["conditions"] = m.conditions
+        m.energy?.let { r["energy"] = it }
         return tail(r, outcome.fallbackReason, env)
     }
 
     fun failed(request: BenchRequest, outcome: BackendOutcome, error: StageException, env: Envelope): Map<String, Any?> {
         val r = head(env, valid = false, stage = error.stage, type = error.errorType, message = error.message ?: error.errorType)
-        r.putAll(settingsBlock(request.runId, request.modelPath, request.settings, outcome.used.wire))
+        r.putAll(settingsBlock(request, outcome.used.wire, env))
         return tail(r, outcome.fallbackReason, env)
     }
 
@@ -85,6 +91,9 @@ object Report {
         r["model_path"] = v[BenchArgs.MODEL_PATH]
         r["backend_requested"] = v["backend"]
         r["backend_used"] = null
+        val runtime = v["runtime"] as String?
+        r["runtime"] = runtime
+        r["runtime_version"] = runtime?.let { Runtime.fromWire(it) }?.let { env.runtimes.provider(it)?.version }
         for (key in SETTINGS_KEYS) r[key] = v[key]
         return tail(r, null, env)
     }
@@ -101,24 +110,27 @@ object Report {
         return r
     }
 
-    private fun settingsBlock(runId: String, modelPath: String, s: BenchSettings, used: String): Map<String, Any?> = linkedMapOf(
-        "run_id" to runId,
-        "model_path" to modelPath,
-        "backend_requested" to s.backend.wire,
+    private fun settingsBlock(request: BenchRequest, used: String, env: Envelope): Map<String, Any?> = linkedMapOf(
+        "run_id" to request.runId,
+        "model_path" to request.modelPath,
+        "backend_requested" to request.settings.backend.wire,
         "backend_used" to used,
-        "threads" to s.threads,
-        "warmup" to s.warmup,
-        "warmup_seconds" to s.warmupSeconds,
-        "runs" to s.runs,
-        "min_seconds" to s.minSeconds,
-        "seed" to s.seed,
-        "require_full_delegation" to s.requireFullDelegation,
+        "runtime" to request.runtime.wire,
+        "runtime_version" to env.runtimes.provider(request.runtime)?.version,
+        "threads" to request.settings.threads,
+        "warmup" to request.settings.warmup,
+        "warmup_seconds" to request.settings.warmupSeconds,
+        "runs" to request.settings.runs,
+        "min_seconds" to request.settings.minSeconds,
+        "seed" to request.settings.seed,
+        "require_full_delegation" to request.settings.requireFullDelegation,
     )
 
     private fun tail(r: LinkedHashMap<String, Any?>, fallbackReason: String?, env: Envelope): Map<String, Any?> {
         r["fallback_reason"] = fallbackReason
         r["started_at_ms"] = env.startedAtMs
         r["finished_at_ms"] = env.finishedAtMs
+        r["capabilities"] = env.runtimes.capabilities()
         r["device"] = env.device.toMap()
         return r
     }

@@ -17,6 +17,17 @@ class BenchArgsTest {
         assertThrows(ArgsException::class.java) { BenchArgs.parse(extras) }
 
     @Test
+    fun `input_ranges gives each input null or its low and high`() {
+        val r = BenchArgs.parse(base + ("input_ranges" to "[null, [0, 50]]"))
+        assertEquals(listOf(null, InputRange(0, 50)), r.settings.inputRanges)
+        assertEquals(emptyList<InputRange?>(), BenchArgs.parse(base).settings.inputRanges)
+        for (text in listOf("[[5, 5]]", "[[0]]", "[[0, 1.5]]", "{}", "[0, 50]", "nope")) {
+            assertTrue(bad(base + ("input_ranges" to text)).message!!.startsWith(
+                "input_ranges must be a JSON array of null or [low, high] integer pairs with low < high"), text)
+        }
+    }
+
+    @Test
     fun `defaults are the protocol's`() {
         val r = BenchArgs.parse(base)
         assertEquals(BenchSettings(5, 50, 1.0, 10_000, 60.0, 1, Backend.XNNPACK, 0), r.settings)

@@ -35,8 +35,8 @@ class BenchRunnerTest {
         assertFalse(File(dir, "reports/r1.json.tmp").exists())
         val r = readReport()
         assertEquals(true, r["valid"])
-        assertEquals(2L, r["protocol_version"])
-        assertEquals("0.2.0", r["app_version"])
+        assertEquals(3L, r["protocol_version"])
+        assertEquals("0.3.0", r["app_version"])
         assertEquals(false, r["simulated"])
         assertEquals("r1", r["run_id"])
         assertEquals("xnnpack", r["backend_used"])
@@ -66,9 +66,10 @@ class BenchRunnerTest {
             "backend_used", "threads", "warmup", "runs", "min_seconds", "seed", "init_ns", "first_inference_ns",
             "stats", "samples_ns", "timed_seconds", "input_shapes", "input_dtypes", "input_fill", "output_shapes",
             "warmup_seconds", "require_full_delegation", "timing", "native_stats", "native_samples_ns", "warmup_runs",
-            "warmup_mean_ns", "delegation", "memory",
+            "warmup_mean_ns", "delegation", "memory", "runtime", "runtime_version",
         )
-        val app = setOf("protocol_version", "app_version", "simulated", "started_at_ms", "finished_at_ms", "fallback_reason", "device", "conditions")
+        val app = setOf("protocol_version", "app_version", "simulated", "started_at_ms", "finished_at_ms", "fallback_reason", "device",
+            "conditions", "capabilities")
         assertEquals(python + app, readReport().keys)
     }
 

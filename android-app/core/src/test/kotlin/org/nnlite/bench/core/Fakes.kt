@@ -63,14 +63,11 @@ class FakeEngine(
 
     override fun inputFill(): List<FillRecord>? = filled
 
-    override fun prepareInputs(seed: Long) {
+    override fun prepareInputs(seed: Long, ranges: List<InputRange?>) {
         calls += "prepare:$seed"
         preparedSeed = seed
         // Real buffers, filled as the app fills them: the report's input_fill comes from their values.
-        filled = inputs.map { info ->
-            InputFill.allocate(info.numBytes).also { InputFill.fill(it, info.dtype, seed, info.scale, info.zeroPoint) }
-                .let { InputFill.record(it, info) }
-        }
+        filled = InputFill.fillAll(inputs.map { InputFill.allocate(it.numBytes) }, inputs, seed, ranges)
         clock.now += 777_777L // untimed work: must not show up in any sample
     }
 

@@ -70,9 +70,33 @@ class InputFillTest {
         val u8 = filled("uint8", 5000, 0)
         assertTrue((0 until 5000).all { (u8.get(it).toInt() and 0xff) in 0..126 })
         val i8 = filled("int8", 5000, 0)
-        assertTrue((0 until 5000).all { i8.get(it) in -128..126 })
+        assertTrue((0 until 5000).all { i8.get(it) in 0..126 })
         val i64 = filled("int64", 8 * 100, 0).asLongBuffer()
-        assertTrue((0 until 100).all { i64.get(it) in -128L..126L })
+        assertTrue((0 until 100).all { i64.get(it) in 0L..126L })
+    }
+
+    @Test
+    fun `a ranged integer input stays in low until high, covers it, and the record says so`() {
+        // token ids of a 50-word vocabulary: the plain fill's [0, 127) would index past the table
+        val info = TensorInfo(listOf(1, 6000), "int32", 4 * 6000)
+        val range = InputRange(0, 50)
+        val buffer = InputFill.allocate(info.numBytes)
+        val record = InputFill.fillAll(listOf(buffer), listOf(info), 3, listOf(range)).single()
+        val ids = (0 until 6000).map { buffer.asIntBuffer().get(it) }
+        assertEquals((0..49).toSet(), ids.toSet())
+        assertEquals(Triple(0.0, 49.0, range), Triple(record.min, record.max, record.range))
+        // a discrete uniform on 0..49: mean 24.5, standard deviation sqrt((50^2 - 1) / 12) = 14.43
+        assertEquals(24.5, record.mean, 6 * 14.43 / Math.sqrt(6000.0))
+        assertEquals(Math.sqrt((50.0 * 50 - 1) / 12), record.std, 0.5)
+        assertEquals(listOf(0L, 50L), record.toMap()["range"])
+        // int64 and a range that starts above zero; a float input ignores a range
+        val longs = InputFill.allocate(8 * 500).also { InputFill.fill(it, "int64", 1, valueRange = InputRange(4, 7)) }
+        assertEquals(setOf(4L, 5L, 6L), (0 until 500).map { longs.asLongBuffer().get(it) }.toSet())
+        assertEquals(filled("float32", 64, 2), InputFill.allocate(64).also { InputFill.fill(it, "float32", 2, valueRange = range) })
+        // without a range: the plain fill, and no range in the record
+        val plain = InputFill.fillAll(listOf(InputFill.allocate(info.numBytes)), listOf(info), 3, emptyList()).single()
+        assertEquals(null, plain.range)
+        assertTrue(plain.max!! > 49.0)
     }
 
     @Test

@@ -193,7 +193,7 @@ class ProtocolV2Test {
         ))
         @Suppress("UNCHECKED_CAST")
         val r = Json.parse(report.readText()) as Map<String, Any?>
-        assertEquals(2L, r["protocol_version"])
+        assertEquals(3L, r["protocol_version"])
         assertEquals(true, r["valid"], r.toString())
         assertEquals(0.01, r["warmup_seconds"])
         assertEquals(true, r["require_full_delegation"])
