@@ -32,7 +32,7 @@ def main() -> int:
 
     server = start_adb_server()
     os.environ.update({**ADB_ENV, "ANDROID_ADB_SERVER_PORT": str(server.port), "ADBUTILS_ADB_PATH": server.adb})
-    from nnlite_tui.core.bench import BenchSettings
+    from nnlite_tui.core.bench.settings import BenchSettings
     from nnlite_tui.core.devices.adb import AdbDevice
     from nnlite_tui.core.events import RecordingReporter
     from nnlite_tui.simdevice import SimConfig, SimDevice

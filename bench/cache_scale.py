@@ -22,16 +22,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nnlite_tui.core.convert_cache import ConversionCache  # noqa: E402
-from nnlite_tui.core.convert_cache_files import META, write_json_durable  # noqa: E402
+from nnlite_tui.core.convert.cache import ConversionCache  # noqa: E402
+from nnlite_tui.core.convert.cache_files import META, write_json_durable  # noqa: E402
 from nnlite_tui.core.disk import GB  # noqa: E402
 
 
 def store(cache: ConversionCache, n: int, size: int, evict: bool = True) -> str:
     key = hashlib.sha256(f"bench-{n}".encode()).hexdigest()
     staging = cache.staging(key)
-    staging.tflite.write_bytes(b"\0" * size)
-    result = {"ok": True, "stage": "done", "tflite_bytes": size}
+    staging.artifact.write_bytes(b"\0" * size)
+    result = {"ok": True, "stage": "done", "artifact_bytes": size}
     if evict:
         cache.commit(staging, result)
     else:  # filling: the same files and rename, without a scan per write

@@ -5,7 +5,7 @@
 
 In one process with 1 torch thread (as a worker runs), alternating per model: the naive script's
 conversion (instantiate, `litert_torch.convert`, write the .tflite: bench/naive_reference.py) and the
-worker's job (convert_worker.convert_one: the same plus PyTorch references, the sampling check,
+worker's job (convert/worker/job.py convert_one: the same plus PyTorch references, the sampling check,
 NHWC input, validation of the .tflite against PyTorch and its sha256), with the job's phases.
 CPU seconds, not wall: on a shared machine wall time mostly measures the other users.
 """
@@ -35,21 +35,23 @@ def main() -> int:
 
     import torch
 
-    from nnlite_tui.core import offline, torchvision_compat
+    from nnlite_tui.core.convert.worker import offline, torchvision_compat
 
     torch.set_num_threads(1)
     torchvision_compat.prepare()
     offline.enforce()
     import litert_torch
 
-    from nnlite_tui.core.convert_phases import PhaseClock
-    from nnlite_tui.core.convert_worker import _PhaseTracker, convert_one
-    from nnlite_tui.core.sources import discover
+    from nnlite_tui.core.convert.phases import PhaseClock
+    from nnlite_tui.core.runtimes import get_runtime
+    from nnlite_tui.core.convert.worker.job import convert_one
+    from nnlite_tui.core.sources.discover import discover
 
     specs = discover(args.sources, limit=args.limit)
     if args.pick:
         specs = [specs[int(i)] for i in args.pick.split(",")]
-    tracker = _PhaseTracker()
+    runtime = get_runtime("litert")
+    runtime.worker_start()
     tmp = Path(tempfile.mkdtemp())
 
     def naive(spec) -> None:
@@ -74,7 +76,7 @@ def main() -> int:
             cpu_naive = time.process_time() - c
             c = time.process_time()
             clock = PhaseClock()
-            result = convert_one(spec, str(tmp / "job.tflite"), tracker, clock=clock)
+            result = convert_one(spec, str(tmp / "job.tflite"), runtime, clock=clock)
             cpu_job = time.process_time() - c
             result["phases"] = clock.to_dict()
             ratios.append(cpu_job / cpu_naive)
@@ -82,7 +84,7 @@ def main() -> int:
             total_job += cpu_job
             for name, cost in result["phases"].items():
                 phase_cpu[name] = phase_cpu.get(name, 0.0) + cost["cpu_s"]
-            print(f"{spec.name[:36]:36} {result['tflite_bytes'] / 2**20:7.1f} MB  naive {cpu_naive:6.2f} s  "
+            print(f"{spec.name[:36]:36} {result['artifact_bytes'] / 2**20:7.1f} MB  naive {cpu_naive:6.2f} s  "
                   f"job {cpu_job:6.2f} s  ({cpu_job / cpu_naive:4.2f}x)  " +
                   " ".join(f"{k} {v['cpu_s']:.2f}" for k, v in result["phases"].items()), flush=True)
     if ratios:

@@ -6,12 +6,13 @@
 
 A config is WORKERSxTHREADS[:longest]; `A` means adaptive threads (a job gets the cores the running
 jobs leave it); `:longest` converts costliest first as `nnlite run` does (the size probe of
-core/conversion_cost.py runs inside the timed part), else in the given order. Each run uses a fresh, empty cache, so every model is really converted and validated,
+core/convert/ranking.py runs inside the timed part), else in the given order. Each run uses a fresh, empty cache, so every model is really converted and validated,
 and starts its workers cold (their import is part of the wall time). The configs alternate
 (ABC ABC ...) so that a change in the machine's load hits all of them alike.
 
-Per run it prints: wall seconds, models/hour, the workers' CPU seconds (from the kernel's
-accounting of the reaped worker processes), the CPU the rest of the machine used meanwhile (other
+Per run it prints: wall seconds, models/hour, the workers' CPU seconds (their process trees read
+while they live, every 0.2 s: the kernel's accounting of reaped children sees nothing of a sandboxed
+worker, whose pid-namespace init is never reaped), the CPU the rest of the machine used meanwhile (other
 users of a shared machine: their share makes wall figures noisy), and the sum of the recorded
 conversion phases, how long the last conversion ran alone at the end (`--phases`: per model, wall/CPU seconds of each phase), and the share of the workers' CPU spent on each worker's busiest thread (near
 100%: extra torch threads buy nothing). Then per config the median over its runs.
@@ -25,15 +26,18 @@ import resource
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nnlite_tui.core.convert import ConvertOptions, Converter  # noqa: E402
-from nnlite_tui.core.conversion_cost import UNKNOWN, probe  # noqa: E402
-from nnlite_tui.core.convert_phases import totals  # noqa: E402
-from nnlite_tui.core.sources import discover  # noqa: E402
+from nnlite_tui.core.convert.options import ConvertOptions
+from nnlite_tui.core.convert.converter import Converter  # noqa: E402
+from nnlite_tui.core.convert.ranking import UNKNOWN, probe  # noqa: E402
+from nnlite_tui.core.convert.phases import totals  # noqa: E402
+from nnlite_tui.core.convert.process_tree import tree_cpu_s  # noqa: E402
+from nnlite_tui.core.sources.discover import discover  # noqa: E402
 
 
 def _machine_busy() -> float:
@@ -44,9 +48,30 @@ def _machine_busy() -> float:
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
-def _children_cpu() -> float:
-    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return ru.ru_utime + ru.ru_stime
+class _WorkersCpu:
+    """CPU seconds of the converter's worker process trees, the last reading of each kept after it ends."""
+
+    def __init__(self, conv) -> None:
+        self.conv, self.seen, self.done = conv, {}, threading.Event()
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+        self.thread.start()
+
+    def _watch(self) -> None:
+        while not self.done.wait(0.2):
+            self.sample()
+
+    def sample(self) -> None:
+        for w in list(self.conv._all):
+            proc = w.process
+            if proc is not None:
+                cpu = tree_cpu_s(proc.pid)
+                self.seen[proc.pid] = max(cpu, self.seen.get(proc.pid, 0.0))
+
+    def stop(self) -> float:
+        self.sample()
+        self.done.set()
+        self.thread.join()
+        return sum(self.seen.values())
 
 
 def _thread_cpu(pid: int) -> list[float]:
@@ -77,19 +102,20 @@ def run_config(config: str, specs, tmp: Path) -> dict:
     workers, threads = shape.split("x")
     opts = ConvertOptions(workers=int(workers), threads_per_worker=0 if threads == "a" else int(threads),
                           cache_dir=tmp / "cache")
-    busy0, kids0, me0 = _machine_busy(), _children_cpu(), _self_cpu()
+    busy0, me0 = _machine_busy(), _self_cpu()
     t0 = time.monotonic()
     done_at: list[float] = []
     with Converter(opts, log_dir=tmp, n_workers=int(workers)) as conv:
+        workers_cpu = _WorkersCpu(conv)
         if order == "longest":
             conv.prestart()  # as the pipeline does: the workers import while the probe measures
             specs = _longest_first(specs)
         results = conv.convert_many(specs, tmp / "out", on_result=lambda *_: done_at.append(time.monotonic()))
         by_thread = [_thread_cpu(pid) for pid in conv.worker_pids()]
+        ours = workers_cpu.stop()  # the workers, while they still run
     wall = time.monotonic() - t0
     # How long the last conversion ran with the other workers idle (nothing left for them).
     alone = done_at[-1] - done_at[-int(workers)] if int(workers) > 1 and len(done_at) >= int(workers) else 0.0
-    ours = _children_cpu() - kids0  # the workers, reaped by close()
     others = _machine_busy() - busy0 - ours - (_self_cpu() - me0)
     phase_wall, phase_cpu = (sum(x) for x in zip(*(totals(r.get("phases")) for r in results)))
     busiest = sum(t[0] for t in by_thread if t)
@@ -104,7 +130,7 @@ def _print_phases(results: list[dict]) -> None:
         phases = r.get("phases") or {}
         for name, cost in phases.items():
             sums[name] = sums.get(name, 0.0) + cost["cpu_s"]
-        size = f"{(r.get('tflite_bytes') or 0) / 2**20:7.1f} MB"
+        size = f"{(r.get('artifact_bytes') or 0) / 2**20:7.1f} MB"
         print(f"    {str(r.get('model'))[:32]:32} {size}  " +
               " ".join(f"{k} {v['s']:.2f}/{v['cpu_s']:.2f}" for k, v in phases.items()), flush=True)
     total = sum(sums.values()) or 1.0

@@ -20,8 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import psutil  # noqa: E402
 
-from nnlite_tui.core.convert import ConvertOptions, Converter  # noqa: E402
-from nnlite_tui.core.sources import discover  # noqa: E402
+from nnlite_tui.core.convert.options import ConvertOptions
+from nnlite_tui.core.convert.converter import Converter  # noqa: E402
+from nnlite_tui.core.sources.discover import discover  # noqa: E402
 
 
 def main() -> int:

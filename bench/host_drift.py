@@ -31,15 +31,16 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 
 def default_model(out_dir: str) -> str:
-    from nnlite_tui.core.convert import Converter, ConvertOptions
-    from nnlite_tui.core.sources import discover
+    from nnlite_tui.core.convert.converter import Converter
+    from nnlite_tui.core.convert.options import ConvertOptions
+    from nnlite_tui.core.sources.discover import discover
 
     spec = discover([str(Path(__file__).resolve().parent.parent / "sample_models")], include=["plain_cnn"])[0]
     with Converter(ConvertOptions(), n_workers=1) as conv:
         result = conv.convert(spec, Path(out_dir) / "plain_cnn.tflite")
     if not result.get("ok"):
         sys.exit(f"could not convert plain_cnn: {result.get('error')}")
-    return result["tflite_path"]
+    return result["artifact_path"]
 
 
 def within(values: list[float], ref: float, tol: float = 0.10) -> float:

@@ -20,10 +20,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from nnlite_tui.core.report import load_reports, report_filename
-from nnlite_tui.core.results.html_report import build_html
-from nnlite_tui.core.results.rows import load_run
-from nnlite_tui.core.stats import summarize
+from nnlite_tui.core.run_dir import load_reports, report_filename
+from nnlite_tui.core.report.html_report import build_html
+from nnlite_tui.core.report.rows import load_run
+from nnlite_tui.core.bench.stats import summarize
 
 FAMILIES = ("AlexNet", "ResNet", "MobileNetV2", "DenseNet", "VGG", "SqueezeNet", "ShuffleNet", "FractalNet")
 TASKS = ("img-classification", "img-segmentation", "obj-detection")
@@ -40,7 +40,7 @@ def synthetic(base: dict, i: int, rng: random.Random) -> list[dict]:
     report["model_name"] = name
     report["model"].update(name=name, task=TASKS[i % 3 if i % 10 == 0 else 0],
                            params=int(base["model"]["params"] * scale * rng.uniform(0.5, 2)))
-    report["conversion"]["tflite_bytes"] = int(report["model"]["params"] * 4.1)
+    report["conversion"]["artifact_bytes"] = int(report["model"]["params"] * 4.1)
     if rng.random() < 0.08:
         stage, message = FAILURES[i % len(FAILURES)]
         report.update(valid=False, error_message=f"{stage}: Error: {message}")

@@ -38,11 +38,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nnlite_tui.core.bench import BenchSettings  # noqa: E402
-from nnlite_tui.core.convert import Converter, ConvertOptions  # noqa: E402
+from nnlite_tui.core.bench.settings import BenchSettings  # noqa: E402
+from nnlite_tui.core.convert.converter import Converter
+from nnlite_tui.core.convert.options import ConvertOptions  # noqa: E402
 from nnlite_tui.core.devices.local import LocalDevice  # noqa: E402
-from nnlite_tui.core.isolation import METHODS, HostIsolation  # noqa: E402
-from nnlite_tui.core.sources import discover  # noqa: E402
+from nnlite_tui.core.bench.isolation import METHODS, HostIsolation  # noqa: E402
+from nnlite_tui.core.sources.discover import discover  # noqa: E402
 
 
 class ConversionLoad:
@@ -102,7 +103,7 @@ class ConversionLoad:
 def convert_targets(specs, out_dir: Path, options: ConvertOptions, workers: int) -> dict[str, str]:
     with Converter(options, n_workers=workers) as conv:
         results = conv.convert_many(specs, out_dir)
-    return {r["model"]: r["tflite_path"] for r in results if r.get("ok")}
+    return {r["model"]: r["artifact_path"] for r in results if r.get("ok")}
 
 
 def measure(device: LocalDevice, isolation: HostIsolation, path: str, settings: BenchSettings) -> float:

@@ -2,7 +2,7 @@
 """The naive sequential reference: one process, for each model instantiate, convert, export, load,
 warm up and time the runs — the shape of the NN Lite pipeline without its emulator.
 
-It exports under nnlite's exact rewrites (core/export_fixes.py: adaptive max pooling, bilinear, rank-4
+It exports under nnlite's exact rewrites (core/convert/worker/export_fixes.py: adaptive max pooling, bilinear, rank-4
 linear), so that both sides of a comparison convert the same models; `--no-rewrites` converts the
 plain way, which fails on those ops.
 
@@ -50,13 +50,14 @@ def main() -> int:
     import torch
     from ai_edge_litert.interpreter import Interpreter
 
-    from nnlite_tui.core.export_fixes import exact_rewrites
-    from nnlite_tui.core.sources import discover
+    from nnlite_tui.core.convert.worker.export_fixes import exact_rewrites
+    from nnlite_tui.core.outcomes import Artifact
+    from nnlite_tui.core.sources.discover import discover
 
     torch.set_num_threads(1)
     device = None
     if args.adb:
-        from nnlite_tui.core.bench import BenchSettings
+        from nnlite_tui.core.bench.settings import BenchSettings
         from nnlite_tui.core.devices.adb import AdbDevice
         from nnlite_tui.core.events import RecordingReporter
 
@@ -81,7 +82,7 @@ def main() -> int:
             edge.export(str(path))
             t_bench = time.monotonic()
             if device is not None:
-                result = device.benchmark(str(path), settings, "naive")
+                result = device.benchmark(Artifact(str(path)), settings, "naive")
                 if not result.get("valid"):
                     raise RuntimeError(result.get("error_message"))
                 ok += 1

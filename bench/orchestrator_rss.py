@@ -20,12 +20,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import psutil  # noqa: E402
 
-from nnlite_tui.core.bench import BenchSettings  # noqa: E402
-from nnlite_tui.core.config import RunConfig  # noqa: E402
-from nnlite_tui.core.control import Control  # noqa: E402
+from nnlite_tui.core.bench.settings import BenchSettings  # noqa: E402
+from nnlite_tui.core.run.config import RunConfig  # noqa: E402
+from nnlite_tui.core.run.control import Control  # noqa: E402
 from nnlite_tui.core.events import TERMINAL, ModelStatus  # noqa: E402
-from nnlite_tui.core.run_setup import build_pipeline  # noqa: E402
-from nnlite_tui.core.sources import discover  # noqa: E402
+from nnlite_tui.core.run.setup import build_pipeline  # noqa: E402
+from nnlite_tui.core.sources.discover import discover  # noqa: E402
 
 
 class RssProbe:

@@ -15,8 +15,9 @@ Models: the sources' models in discovery order, after `--include` globs, minus t
 at most `--limit`; both sides get exactly these. Use `--skip` to measure on models not used while tuning.
 
 Timing: by default both sides do the same measurement, 50 timed runs after 5 warm-up runs, no time
-floor. `--default-timing`: nnlite with its own defaults (>= 1 s timed, >= 0.5 s warm-up, a fresh
-benchmark process per model) against a naive script doing the same >= 1 s / >= 0.5 s in-process.
+floor (nnlite with `--rounds 1`: one process per model, as the naive script). `--default-timing`:
+nnlite with its own defaults (three rounds in fresh benchmark processes sharing >= 1 s timed and
+>= 0.5 s warm-up) against a naive script doing >= 1 s / >= 0.5 s in one process.
 Extra arguments after `--` go to `nnlite run`.
 
 Same work on both sides: the naive script exports under nnlite's exact rewrites, so it converts the
@@ -90,7 +91,7 @@ def main() -> int:
 
 
 def chosen_models(args) -> list[str]:
-    from nnlite_tui.core.sources import discover
+    from nnlite_tui.core.sources.discover import discover
 
     names = [s.name for s in discover(args.models, include=args.include)][args.skip:]
     return names[:args.limit] if args.limit else names
@@ -134,8 +135,9 @@ def compare(args, extra: list[str], naive_extra: list[str], env_extra: dict[str,
         naive_bench = [f"--{k.replace('_', '-')}={v}" for k, v in DEFAULTS.items()]
         ours_bench: list[str] = []
     else:
-        naive_bench = ours_bench = ["--runs", str(args.runs), "--min-seconds", str(args.min_seconds),
-                                    "--warmup", str(args.warmup), "--warmup-seconds", str(args.warmup_seconds)]
+        naive_bench = ["--runs", str(args.runs), "--min-seconds", str(args.min_seconds),
+                       "--warmup", str(args.warmup), "--warmup-seconds", str(args.warmup_seconds)]
+        ours_bench = [*naive_bench, "--rounds", "1"]  # the same measurement: one process per model
     print(f"{len(names)} models: {names[0]} .. {names[-1]} (skipped the first {args.skip}); timing "
           f"{'nnlite defaults vs the same in the naive script' if args.default_timing else ' '.join(ours_bench)}; "
           f"load average {os.getloadavg()[0]:.1f}", flush=True)

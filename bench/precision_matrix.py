@@ -18,10 +18,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nnlite_tui.core.bench import BenchSettings, benchmark_result  # noqa: E402
-from nnlite_tui.core.convert import ConvertOptions, Converter  # noqa: E402
-from nnlite_tui.core.precision import PRECISIONS, base_spec  # noqa: E402
-from nnlite_tui.core.sources import discover  # noqa: E402
+from nnlite_tui.core.bench.settings import BenchSettings
+from nnlite_tui.core.bench.protocol import benchmark_result  # noqa: E402
+from nnlite_tui.core.convert.options import ConvertOptions
+from nnlite_tui.core.convert.converter import Converter  # noqa: E402
+from nnlite_tui.core.sources.units import PRECISIONS, base_spec  # noqa: E402
+from nnlite_tui.core.sources.discover import discover  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -46,7 +48,7 @@ def main() -> int:
             result = results[spec.name]
             median = None
             if result.get("ok"):
-                block = benchmark_result(result["tflite_path"], settings)
+                block = benchmark_result(result["artifact_path"], settings)
                 median = block["stats"]["median_ns"] / 1e6 if block["valid"] else None
             rows.append((spec, result, median))
     fp32 = {spec.name: (result, median) for spec, result, median in rows if spec.precision == "fp32"}
@@ -58,8 +60,8 @@ def main() -> int:
             print(f"{base_spec(spec).name:<20} {spec.precision:<13} FAILED {result.get('stage')}: "
                   f"{result.get('error_message')}")
             continue
-        size = result["tflite_bytes"]
-        ratio = size / base_result["tflite_bytes"] if base_result.get("tflite_bytes") else None
+        size = result["artifact_bytes"]
+        ratio = size / base_result["artifact_bytes"] if base_result.get("artifact_bytes") else None
         acc = result.get("accuracy") or {}
         top1 = acc.get("top1_agreement")
         print(f"{base_spec(spec).name:<20} {spec.precision:<13} {size:>10,} {_f(ratio, '.2f'):>7} "

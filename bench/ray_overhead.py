@@ -28,9 +28,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nnlite_tui.core.bench import BenchSettings  # noqa: E402
-from nnlite_tui.core.convert import ConvertOptions, Converter  # noqa: E402
-from nnlite_tui.core.sources import discover  # noqa: E402
+from nnlite_tui.core.bench.settings import BenchSettings  # noqa: E402
+from nnlite_tui.core.convert.options import ConvertOptions
+from nnlite_tui.core.convert.converter import Converter  # noqa: E402
+from nnlite_tui.core.outcomes import Artifact  # noqa: E402
+from nnlite_tui.core.sources.discover import discover  # noqa: E402
 
 
 def _timed(fn):
@@ -75,8 +77,8 @@ def overhead(specs, tmp: Path) -> None:
     bench_extra = []
     for name, *_ in rows:
         path = str(tmp / "l" / f"{name}.tflite")
-        t_l, _ = _timed(lambda: host.benchmark(path, settings, "bench"))
-        t_r, _ = _timed(lambda: remote_host.benchmark(path, settings, "bench"))
+        t_l, _ = _timed(lambda: host.benchmark(Artifact(path), settings, "bench"))
+        t_r, _ = _timed(lambda: remote_host.benchmark(Artifact(path), settings, "bench"))
         bench_extra.append(remote_host.last_overhead_s)
         print(f"  benchmark {name:18s} local {t_l:6.2f} s  cluster {t_r:6.2f} s  (wall diff {t_r - t_l:+6.2f} s;"
               f" cluster cost beyond the device's benchmark {remote_host.last_overhead_s:.3f} s)")

@@ -9,8 +9,11 @@ Figures (used by pipeline_vs_naive.py):
                   held back by a host benchmark's pause taken out)
   pause s         sum of the time host benchmarks held the conversions back (isolated_s), and the
                   median per model
-  bench s         sum of the benchmark stages (device side: push, launch, poll, pull; host: the process)
-  work s          the benchmark's own work per the reports: load, first run, warm-up, timed runs
+  bench s         sum of the benchmark stages, every round (device side: push, launch, poll, pull;
+                  host: the process)
+  work s          the benchmark's own work per the reports: load, first run, warm-up, timed runs, of
+                  every round
+  reference s     what timing the devices' reference model cost, and its share of the wall time
   host cost       per model, median of benchmark stage seconds minus its work (and, in the pause,
                   pause minus work)
   tail s          from the end of the last conversion to the end of the run
@@ -37,6 +40,8 @@ class Timeline:
     pause_s: dict[str, float] = field(default_factory=dict)
     work_s: dict[str, float] = field(default_factory=dict)
     tail_s: float | None = None
+    reference_s: float = 0.0
+    references: int = 0
 
     def line(self, label: str, naive: Timeline | None = None) -> str:
         conv = sum(self.convert_s.values())
@@ -52,6 +57,9 @@ class Timeline:
             text += f"  pause {sum(pauses):6.1f} s (median {statistics.median(pauses):.2f} s/model)"
         if self.tail_s is not None:
             text += f"  tail {self.tail_s:5.1f} s"
+        if self.references:
+            text += (f"  reference {self.reference_s:.1f} s in {self.references} "
+                     f"({self.reference_s / self.wall_s:.1%} of the wall)")
         return text
 
     def host_cost(self) -> str | None:
@@ -67,6 +75,11 @@ class Timeline:
 
 
 def _work_s(block: dict) -> float | None:
+    """A benchmark's own work: of each round (report schema 3), else of its one process."""
+    rounds = block.get("rounds")
+    if rounds:
+        works = [_work_s(r) for r in rounds]
+        return None if None in works else sum(works)
     try:
         return (block["init_ns"] + block["first_inference_ns"]) / 1e9 + block["timed_seconds"] + \
             block["warmup_runs"] * (block["warmup_mean_ns"] or 0) / 1e9
@@ -83,12 +96,15 @@ def from_run(run_dir: Path) -> Timeline:
     windows = []  # when host benchmarks held conversions back
     last_convert = None
     for e in events:
+        if e["type"] == "ReferenceTimed":
+            t.reference_s += e["seconds"]
+            t.references += 1
         if e["type"] != "StageFinished":
             continue
-        if e["stage"] == "benchmark":
-            t.bench_s[e["model"]] = e["seconds"]
+        if e["stage"] == "benchmark":  # summed over the unit's rounds
+            t.bench_s[e["model"]] = t.bench_s.get(e["model"], 0.0) + e["seconds"]
             if e.get("isolated_s") is not None:
-                t.pause_s[e["model"]] = e["isolated_s"]
+                t.pause_s[e["model"]] = t.pause_s.get(e["model"], 0.0) + e["isolated_s"]
                 windows.append((e["ts"] - e["isolated_s"], e["ts"]))
         elif e["stage"] == "convert":
             last_convert = max(last_convert or 0.0, e["ts"])

@@ -362,7 +362,7 @@ def main() -> int:
         print(f"  {kind:17s} {hit[kind]:5d}  {100 * hit[kind] / n_jobs:5.1f}%")
     print(f"kill -9 of the runner: {kills} (planned {len(points)}), each followed by a resume; "
           f"runner exits {exits}; processes left behind by a killed runner: {orphans}")
-    from nnlite_tui.core.recovery import LEVELS as LADDER  # the runner's escalation for device faults
+    from nnlite_tui.core.run.recovery import LEVELS as LADDER  # the runner's escalation for device faults
 
     print("recoveries by escalation step (Recovery events in events.jsonl):")
     for action in LADDER:

@@ -39,7 +39,7 @@ def plan(i: int) -> list[tuple[str, dict]]:
            "failed": {"error": {"stage": "benchmark", "type": "AdbError", "message": "device offline"}},
            "skipped": {"stage": None}}[terminal]
     return [("converting", {"stage": "convert", "attempts": 1}),
-            ("converted", {"timings": {"convert": 2.1, "validate": 0.3}, "tflite": f"tflite/model_{i:05d}.tflite"}),
+            ("converted", {"timings": {"convert": 2.1, "validate": 0.3}, "artifact": f"artifacts/model_{i:05d}.tflite"}),
             ("benchmarking", {"stage": "benchmark", "device": "emulator-5554"}),
             (terminal, end)]
 

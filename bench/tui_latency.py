@@ -233,9 +233,9 @@ async def bench_pilot(args) -> int:
     sys.path.insert(0, str(REPO))
     from textual import events
 
-    from nnlite_tui.core.config import RunConfig
-    from nnlite_tui.core.convert import ConvertOptions
-    from nnlite_tui.core.run_setup import build_pipeline
+    from nnlite_tui.core.run.config import RunConfig
+    from nnlite_tui.core.convert.options import ConvertOptions
+    from nnlite_tui.core.run.setup import build_pipeline
     from nnlite_tui.tui.app import make_app
     from nnlite_tui.tui.widgets.run_header import RunHeader
 

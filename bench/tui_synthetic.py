@@ -178,7 +178,7 @@ def run_console(args) -> None:
 
 def build_store(run_dir: Path, count: int) -> None:
     """A 10,000-model run as a real run leaves it: state.json (+ journal) and events.jsonl."""
-    from nnlite_tui.core.jsonl import JsonlReporter
+    from nnlite_tui.core.run.jsonl import JsonlReporter
     from nnlite_tui.core.store import RunStore
 
     all_names = names(count)
