@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml constraints.txt
 	# torch and torchvision first (exact versions in constraints.txt), so that nothing later
 	# resolves torch to a CUDA build.
 	$(PIP_INSTALL) $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX)) torch torchvision
-	$(PIP_INSTALL) -e '.[dev,ray]'
+	$(PIP_INSTALL) -e '.[dev,ray,executorch]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -29,9 +29,10 @@ run: $(STAMP)
 	$(BIN)/nnlite run sample_models --out $(RUN_DIR) $(RUN_ARGS)
 
 test: $(STAMP)
+	-$(BIN)/nnlite doctor
 	$(BIN)/ruff check .
 	bash android-app/test-core.sh
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=20
 
 clean:
 	rm -rf $(VENV) runs

@@ -14,16 +14,17 @@ from nnlite_tui import __version__
 
 # name -> ("module:attribute", short help). The help text is here so `--help` needs no import.
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
-    "convert": ("nnlite_tui.commands.convert_cmd:convert", "Convert models to .tflite and validate them."),
+    "convert": ("nnlite_tui.commands.convert_cmd:convert", "Convert models (.tflite, .pte) and validate them."),
     "run": ("nnlite_tui.commands.run_cmd:run", "Convert and benchmark models on a device; resumable."),
     "predict": ("nnlite_tui.commands.predict_cmd:predict", "Predict latency from per-op profiles of earlier runs."),
     "status": ("nnlite_tui.commands.status_cmd:status", "Counts by status and the last events of a run."),
     "report": ("nnlite_tui.commands.report_cmd:report", "Re-export a run's reports (csv, jsonl, lemur, html)."),
-    "compare": ("nnlite_tui.commands.compare_cmd:compare", "Compare two runs: slower/faster with a bootstrap CI."),
+    "compare": ("nnlite_tui.commands.compare_cmd:compare", "Compare two runs (or two runtimes): slower/faster beyond the noise."),
     "devices": ("nnlite_tui.commands.devices_cmd:devices", "List the host, adb devices, emulators and AVDs."),
     "emulator": ("nnlite_tui.commands.emulator_cmd:emulator", "List, start and stop Android emulators."),
     "tui": ("nnlite_tui.commands.tui_cmd:tui", "Open the control console (optionally attached to a run)."),
     "cache": ("nnlite_tui.commands.cache_cmd:cache", "The conversion cache: info, prune."),
+    "doctor": ("nnlite_tui.commands.doctor_cmd:doctor", "Which isolation model code runs under here, and why."),
     "sim-device": ("nnlite_tui.simdevice.command:sim_device", "Run a simulated Android device for adb."),
 }
 
@@ -54,4 +55,4 @@ class LazyGroup(click.Group):
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="nnlite")
 def main() -> None:
-    """nnlite: convert PyTorch models to LiteRT and benchmark them on phones, emulators or this host."""
+    """nnlite: convert PyTorch models to LiteRT and ExecuTorch and benchmark them on phones, emulators or this host."""

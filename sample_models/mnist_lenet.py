@@ -1,6 +1,6 @@
 """LeNet-5-style net for 1-channel 28x28 digits (LEMUR file format).
 
-DEFAULT_IN_SHAPE is read by nnlite_tui.core.sources for sample directories: this model is meant for
+DEFAULT_IN_SHAPE is read by nnlite_tui.core.sources.discover for sample directories: this model is meant for
 MNIST-like input, so it is discovered with (1, 1, 28, 28) unless the user passes another input shape.
 """
 

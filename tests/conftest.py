@@ -11,6 +11,10 @@ import pytest
 REPO = Path(__file__).parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
 LEMUR_TREE = FIXTURES / "lemur"  # ten real LEMUR models with their trials and transforms
+# A unit's rounds 50 ms apart instead of a second (the product's default): the suite's models take
+# milliseconds, and its runs would otherwise wait seconds between rounds. Subprocesses inherit it;
+# tests of the gap itself set it back.
+os.environ.setdefault("NNLITE_ROUND_GAP_S", "0.05")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -1,8 +1,13 @@
 """The import contract, read from the source (every import, lazy ones inside functions too).
 
 - core imports neither Textual nor the console (nnlite_tui.tui) nor the CLI layer (nnlite_tui.commands);
-- the console does not import the CLI layer;
-- core has no import loops.
+- the console does not import the CLI layer, and reads reports only through core (no globbing of the
+  run directory's layout in nnlite_tui/tui);
+- core has no import loops, type-only imports included;
+- a runtime's internals (nnlite_tui.core.runtimes.<name>.<module>) are imported by nothing outside
+  that runtime's package; the registry (nnlite_tui.core.runtimes) alone imports the package itself;
+  LiteRT's own libraries are imported only under runtimes/litert, ExecuTorch's only under
+  runtimes/executorch.
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ def module_name(path: Path, root: Path = PACKAGE.parent) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports_of(path: Path, root: Path = PACKAGE.parent) -> set[str]:
-    """Absolute names of every module `path` imports (relative imports resolved)."""
+def imports_of(path: Path, root: Path = PACKAGE.parent, type_only: bool = False) -> set[str]:
+    """Absolute names of every module `path` imports (relative imports resolved); with `type_only`,
+    the imports under `if TYPE_CHECKING:` too."""
     here = module_name(path, root).split(".")
     package = here if path.name == "__init__.py" else here[:-1]
     found = set()
@@ -27,7 +33,7 @@ def imports_of(path: Path, root: Path = PACKAGE.parent) -> set[str]:
     typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If) and _is_type_checking(block.test)
                    for stmt in block.body for n in ast.walk(stmt)}
     for node in ast.walk(tree):
-        if id(node) in typing_only:  # annotations only: never imported at run time
+        if id(node) in typing_only and not type_only:  # annotations only: never imported at run time
             continue
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
@@ -44,9 +50,9 @@ def _is_type_checking(test: ast.expr) -> bool:
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def graph(under: str) -> dict[str, set[str]]:
-    modules = {module_name(p): p for p in (PACKAGE.parent / under.replace(".", "/")).rglob("*.py")}
-    return {name: imports_of(path) for name, path in modules.items()}
+def graph(under: str, root: Path = PACKAGE.parent, type_only: bool = False) -> dict[str, set[str]]:
+    modules = {module_name(p, root): p for p in (root / under.replace(".", "/")).rglob("*.py")}
+    return {name: imports_of(path, root, type_only) for name, path in modules.items()}
 
 
 def violations(under: str, forbidden: tuple[str, ...]) -> list[str]:
@@ -82,12 +88,69 @@ def find_loops(deps: dict[str, set[str]]) -> list[str]:
     return loops
 
 
-def test_core_has_no_import_loops():
-    edges = graph("nnlite_tui.core")
+def module_deps(edges: dict[str, set[str]]) -> dict[str, set[str]]:
     # A package's __init__ may re-export its own modules: that is not a loop between modules.
-    deps = {m: {i for i in found if i in edges and i != m and not m.startswith(i + ".")}
+    return {m: {i for i in found if i in edges and i != m and not m.startswith(i + ".")}
             for m, found in edges.items()}
-    assert find_loops(deps) == []
+
+
+def test_core_has_no_import_loops_type_only_imports_included():
+    assert find_loops(module_deps(graph("nnlite_tui.core", type_only=True))) == []
+
+
+RUNTIMES = "nnlite_tui.core.runtimes"
+
+
+def runtime_leaks(edges: dict[str, set[str]], runtime_names: set[str]) -> list[str]:
+    """Imports of a runtime's package or its modules from outside it. The registry alone may import
+    the package and take the runtime object from it (a name of the package that is not a module)."""
+    leaks = []
+    for module, found in edges.items():
+        for name in runtime_names:
+            package = f"{RUNTIMES}.{name}"
+            if module == package or module.startswith(package + "."):
+                continue
+            for imported in found:
+                if imported != package and not imported.startswith(package + "."):
+                    continue
+                if module == RUNTIMES and (imported == package or imported not in edges):
+                    continue
+                leaks.append(f"{module} imports {imported}")
+    return sorted(leaks)
+
+
+def test_runtime_internals_are_imported_only_inside_their_runtime():
+    names = {p.name for p in (PACKAGE / "core" / "runtimes").iterdir() if (p / "__init__.py").is_file()}
+    assert {"litert", "executorch"} <= names
+    assert runtime_leaks(graph("nnlite_tui"), names) == []
+
+
+def test_litert_libraries_are_imported_only_by_the_litert_runtime():
+    libraries = ("ai_edge_litert", "litert_torch", "ai_edge_quantizer")
+    outside = {m: found for m, found in graph("nnlite_tui").items() if not m.startswith(f"{RUNTIMES}.litert")}
+    assert violations_in(outside, libraries) == []
+
+
+def test_executorch_libraries_are_imported_only_by_the_executorch_runtime():
+    outside = {m: found for m, found in graph("nnlite_tui").items() if not m.startswith(f"{RUNTIMES}.executorch")}
+    assert violations_in(outside, ("executorch",)) == []
+    inside = {m: found for m, found in graph("nnlite_tui").items() if m.startswith(f"{RUNTIMES}.executorch")}
+    assert violations_in(inside, ("executorch",))  # the check sees what it forbids
+
+
+def violations_in(edges: dict[str, set[str]], forbidden: tuple[str, ...]) -> list[str]:
+    return sorted(f"{m} imports {i}" for m, found in edges.items() for i in found
+                  if any(i == f or i.startswith(f + ".") for f in forbidden))
+
+
+def test_the_console_reads_reports_only_through_core():
+    """No module of the console lists the run directory itself: it asks core.run_dir (exact names)."""
+    assert violations("nnlite_tui.tui", ("glob", "fnmatch")) == []
+    for path in (PACKAGE / "tui").rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        layout = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                  and n.value.strip("/") in ("reports", "tflite", "artifacts", "state.json")]
+        assert layout == [], f"{path} names the run directory's layout: {layout}"
 
 
 def test_the_checks_see_what_they_forbid(tmp_path):
@@ -95,3 +158,21 @@ def test_the_checks_see_what_they_forbid(tmp_path):
     bad.write_text("def f():\n    from nnlite_tui.commands.options import source_options\n")
     assert "nnlite_tui.commands.options" in imports_of(bad, root=tmp_path)
     assert find_loops({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a -> b -> c -> a"]
+
+
+def test_a_deliberate_loop_and_a_leak_are_caught(tmp_path):
+    """The checks above, on a copy of core with a type-only loop and a runtime leak added."""
+    import shutil
+
+    core = tmp_path / "nnlite_tui" / "core"
+    shutil.copytree(PACKAGE / "core", core)
+    (core / "spec.py").write_text((core / "spec.py").read_text() + (
+        "\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from nnlite_tui.core.run.pipeline import Pipeline\n"))
+    (core / "events.py").write_text((core / "events.py").read_text() + (
+        "\ndef _leak():\n    from nnlite_tui.core.runtimes.litert.graph import read_graph\n    return read_graph\n"))
+    loops = find_loops(module_deps(graph("nnlite_tui.core", root=tmp_path, type_only=True)))
+    assert any("nnlite_tui.core.spec" in loop and "nnlite_tui.core.run.pipeline" in loop for loop in loops)
+    assert find_loops(module_deps(graph("nnlite_tui.core", root=tmp_path))) == []  # it is type-only
+    leaks = runtime_leaks(graph("nnlite_tui.core", root=tmp_path), {"litert"})
+    assert leaks == ["nnlite_tui.core.events imports nnlite_tui.core.runtimes.litert.graph",
+                     "nnlite_tui.core.events imports nnlite_tui.core.runtimes.litert.graph.read_graph"]

@@ -21,7 +21,7 @@ def core_modules() -> list[str]:
 
 
 def test_core_modules_exist():
-    assert "nnlite_tui.core.events" in core_modules() and "nnlite_tui.core.control" in core_modules()
+    assert "nnlite_tui.core.events" in core_modules() and "nnlite_tui.core.run.control" in core_modules()
 
 
 def test_package_cli_and_every_core_module_never_import_textual():
@@ -36,7 +36,7 @@ def test_nnlite_help_imports_neither_torch_nor_textual():
                             "sys.argv = ['nnlite', '--help']\n"
                             "try:\n    main()\nexcept SystemExit:\n    pass")
     assert "click" in loaded
-    assert not {m for m in loaded if m.split(".")[0] in ("torch", "textual", "litert_torch", "tensorflow")}
+    assert not {m for m in loaded if m.split(".")[0] in ("torch", "textual", "litert_torch", "tensorflow", "executorch")}
 
 
 def test_nnlite_help_runs():
@@ -46,6 +46,6 @@ def test_nnlite_help_runs():
 
 def test_the_console_reads_a_run_without_importing_the_store_until_it_must():
     # event_log.snapshot_events imports the store (tinydb) only when there is a state file to read.
-    loaded = imported_after("import nnlite_tui.tui.app\nimport nnlite_tui.core.event_log\nimport nnlite_tui.commands.tui_cmd")
+    loaded = imported_after("import nnlite_tui.tui.app\nimport nnlite_tui.core.run.event_log\nimport nnlite_tui.commands.tui_cmd")
     assert "tinydb" not in loaded and "nnlite_tui.core.store" not in loaded
     assert not {m for m in loaded if m.split(".")[0] in ("torch", "litert_torch")}

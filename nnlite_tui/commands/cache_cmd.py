@@ -18,13 +18,13 @@ def cache() -> None:
 
 
 def _root(cache_dir: str | None) -> Path:
-    from nnlite_tui.core.convert_cache import default_cache_dir
+    from nnlite_tui.core.convert.cache import default_cache_dir
 
     return Path(cache_dir) if cache_dir else default_cache_dir()
 
 
 def _cap(root: Path, max_gb: float | None):
-    from nnlite_tui.core.convert_cache_cap import resolve_cap
+    from nnlite_tui.core.convert.cache_cap import resolve_cap
 
     try:
         return resolve_cap(root, max_gb)
@@ -33,7 +33,7 @@ def _cap(root: Path, max_gb: float | None):
 
 
 def _check_env() -> None:
-    from nnlite_tui.core.convert_cache_cap import ENV_MAX_GB, parse_max_gb
+    from nnlite_tui.core.convert.cache_cap import ENV_MAX_GB, parse_max_gb
 
     if os.environ.get(ENV_MAX_GB):
         try:
@@ -50,7 +50,7 @@ def _when(t: float) -> str:
 @CACHE_DIR_OPTION
 def info(cache_dir: str | None) -> None:
     """Directory, entries, total size, size cap, least and most recently used entry."""
-    from nnlite_tui.core.convert_cache_scan import cache_usage
+    from nnlite_tui.core.convert.cache_scan import cache_usage
     from nnlite_tui.core.disk import fmt_bytes, free_bytes, mount_point
 
     root = _root(cache_dir)
@@ -85,7 +85,7 @@ def info(cache_dir: str | None) -> None:
 @CACHE_DIR_OPTION
 def prune(max_gb: float | None, everything: bool, cache_dir: str | None) -> None:
     """Remove least recently used entries down to a size; entries in use by a run stay."""
-    from nnlite_tui.core.convert_cache import ConversionCache
+    from nnlite_tui.core.convert.cache import ConversionCache
     from nnlite_tui.core.disk import GB, fmt_bytes
 
     if everything and max_gb is not None:

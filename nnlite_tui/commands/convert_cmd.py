@@ -1,4 +1,4 @@
-"""`nnlite convert SOURCE... --out DIR`: convert and validate, write .tflite + one JSON per model."""
+"""`nnlite convert SOURCE... --out DIR`: convert and validate, write the artifacts + one JSON per unit."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ from pathlib import Path
 
 import click
 
-from nnlite_tui.commands.options import convert_options, convert_options_from, discover_or_exit, \
+from nnlite_tui.commands.options import announce_isolation, convert_options, convert_options_from, discover_or_exit, \
     source_options
 from nnlite_tui.exit_codes import ExitCode
-from nnlite_tui.core.console import fmt_duration
-from nnlite_tui.core.report import safe_name, write_json_atomic
+from nnlite_tui.core.run.console import fmt_duration
+from nnlite_tui.core.report.document import write_json_atomic
+from nnlite_tui.core.run_dir import safe_name
+from nnlite_tui.core.outcomes import error_text
 
 
 @click.command(epilog="Exit codes: 0 done (failed models are results, listed by stage), 2 usage error, "
@@ -22,11 +24,12 @@ from nnlite_tui.core.report import safe_name, write_json_atomic
 @convert_options
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False), help="Output directory.")
 def convert(out: str, **kw) -> None:
-    """Convert models (LEMUR files, a LEMUR tree, file.py:factory, module:factory) to .tflite.
+    """Convert models (LEMUR files, a LEMUR tree, file.py:factory, module:factory) to .tflite (LiteRT)
+    and/or .pte (ExecuTorch, --runtime).
 
-    Every file is validated in the LiteRT interpreter against PyTorch; failures are explained by stage.
+    Every file is validated in its runtime against PyTorch; failures are explained by stage.
     """
-    from nnlite_tui.core.convert import Converter
+    from nnlite_tui.core.convert.converter import Converter
 
     specs = discover_or_exit(kw)
     if not specs:
@@ -34,9 +37,10 @@ def convert(out: str, **kw) -> None:
         sys.exit(ExitCode.NOTHING)
     out_dir = Path(out)
     (out_dir / "logs").mkdir(parents=True, exist_ok=True)
-    options = convert_options_from(kw)
+    options = convert_options_from(kw, specs)
+    announce_isolation(options)
     n_workers = options.worker_count(len(specs))
-    converter = Converter(options, log_dir=out_dir / "logs", n_workers=n_workers)
+    converter = Converter(options, log_dir=out_dir / "logs", n_workers=n_workers, runtimes=tuple(kw["runtime"]))
     started = time.monotonic()
     tty = sys.stdout.isatty()
     done = [0]
@@ -64,9 +68,12 @@ def _show(result: dict, n: int, total: int, started: float, tty: bool) -> None:
         strength = (result.get("validation") or {}).get("strength", "")
         line = f"converted {name}  max|diff| {result.get('max_abs_diff', 0):.2e}" + \
             (f"  (check {strength})" if strength.startswith("weak") else "") + \
-            ("  (cached)" if result.get("cached") else "") + _accuracy(result.get("accuracy"))
+            ("  (cached)" if result.get("cached") else "") + _work(result.get("compute_check")) + \
+            _accuracy(result.get("accuracy"))
+    elif result.get("stage") in ("filtered", "unsupported"):
+        line = f"SKIPPED   {name}  {result.get('error_message')}"
     else:
-        line = f"FAILED    {name}  {result.get('stage')}: {result.get('error_type')}: {result.get('error_message')}"
+        line = f"FAILED    {name}  " + error_text(result.get("stage"), result.get("error_type"), result.get("error_message"))
     elapsed = time.monotonic() - started
     eta = elapsed / n * (total - n) if n else None
     if tty:
@@ -76,6 +83,15 @@ def _show(result: dict, n: int, total: int, started: float, tty: bool) -> None:
         click.echo(f"[{bar}] {n}/{total}  ETA {fmt_duration(eta)}", nl=False)
     else:
         click.echo(f"[{n}/{total}] {line}")
+
+
+def _work(check: dict | None) -> str:
+    """The compute check in a few words: the artifact's multiply-accumulate work over PyTorch's."""
+    if not check:
+        return ""
+    if check.get("ratio") is None:
+        return "  work unmeasured"
+    return f"  work {check['ratio']:.3f} of PyTorch's ({check['verdict']})"
 
 
 def _accuracy(block: dict | None) -> str:
@@ -90,9 +106,13 @@ def _accuracy(block: dict | None) -> str:
 def _table(results: list[dict], seconds: float) -> None:
     ok = [r for r in results if r.get("ok")]
     cached = sum(1 for r in ok if r.get("cached"))
-    failed = Counter(r.get("stage") for r in results if not r.get("ok"))
+    skips = ("filtered", "unsupported")
+    failed = Counter(r.get("stage") for r in results if not r.get("ok") and r.get("stage") not in skips)
+    skipped = Counter(r.get("stage") for r in results if not r.get("ok") and r.get("stage") in skips)
     click.echo(f"\n{'converted':<22}{len(ok) - cached:>6}")
     click.echo(f"{'cached':<22}{cached:>6}")
     for stage, count in sorted(failed.items()):
         click.echo(f"{'failed: ' + str(stage):<22}{count:>6}")
+    for stage, count in sorted(skipped.items()):
+        click.echo(f"{'skipped: ' + str(stage):<22}{count:>6}")
     click.echo(f"{'total':<22}{len(results):>6}   in {fmt_duration(seconds)}")

@@ -34,8 +34,10 @@ def collect() -> dict:
 def collect_cluster(address: str) -> dict:
     """Every node's devices (serials as NODE/SERIAL) and its notes."""
     from nnlite_tui.core.cluster.remote_device import list_nodes
+    from nnlite_tui.core.cluster.address import check_address
     from nnlite_tui.core.cluster.session import connect
 
+    check_address(address)
     session = connect(address)
     try:
         nodes = list_nodes()

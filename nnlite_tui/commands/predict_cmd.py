@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from nnlite_tui.commands.options import convert_options, convert_options_from, discover_or_exit, \
+from nnlite_tui.commands.options import announce_isolation, convert_options, convert_options_from, discover_or_exit, \
     source_options
 from nnlite_tui.exit_codes import ExitCode
 
@@ -29,16 +29,19 @@ from nnlite_tui.exit_codes import ExitCode
               help="Kernel set whose per-op profiles to use.")
 @click.option("--out", type=click.Path(file_okay=False), help="Keep the converted files here (default: a temp dir).")
 def predict(from_dirs: tuple[str, ...], device: str | None, kernels: str, out: str | None, **kw) -> None:
-    """Predict each model's latency from profiled runs (table hits, else a FLOPs/bytes fit per op type).
+    """Predict each model's latency from profiled runs: measured table hits, else a FLOPs/bytes fit per
+    op group, plus the run's time outside its ops; "no prediction" when nothing covers an op.
 
     --precision takes one precision here: only profiles of models at it are used, and the sources
     are converted (or derived) at it."""
-    from nnlite_tui.core.convert import Converter
-    from nnlite_tui.core.predict.table import TableError, load_table, precision_of
-    from nnlite_tui.core.report import load_reports
-    from nnlite_tui.core.tflite_graph import GraphError, read_graph
+    from nnlite_tui.core.convert.converter import Converter
+    from nnlite_tui.core.ops.predictor import FITS, REMAINDER, TABLE, TableError, load_table, precision_of
+    from nnlite_tui.core.run_dir import load_reports
+    from nnlite_tui.core.ops.graph import GraphError
+    from nnlite_tui.core.runtimes import get_runtime
 
     options = convert_options_from(kw)
+    announce_isolation(options)
     if len(kw["precision"]) != 1:
         raise click.UsageError(f"--precision {','.join(kw['precision'])}: predict takes one precision at a time")
     precision = kw["precision"][0]
@@ -61,23 +64,32 @@ def predict(from_dirs: tuple[str, ...], device: str | None, kernels: str, out: s
             results = converter.convert_many(specs, out_dir, out_dir / "logs")
         finally:
             converter.close()
-        click.echo(f"table: {len(table.exact)} op configurations from {table.models} profiled model(s), "
-                   f"{len(table.fits)} fit groups ({kernels} kernels, {precision})")
+        click.echo(f"table: {len(table.exact)} measured op configurations from {table.models} profiled model(s), "
+                   f"{len(table.untimed)} only below resolution or fused, {len(table.fits)} fit groups, run remainder "
+                   f"{'fitted on ' + str(len(table.remainders)) + ' profiles' if table.remainder_fit else 'not fitted'} "
+                   f"({kernels} kernels, {precision})")
+        for skipped in table.skipped:
+            click.echo(f"  left out, failed the ops block checks: {skipped}")
         w = max([40, *(len(str(r.get("model"))) + 2 for r in results)])
-        click.echo(f"{'model':<{w}}{'pred ms':>10}{'table':>8}{'fit':>7}{'meas ms':>10}{'error':>9}")
+        # table: share of the prediction from measured op configurations; fit: from the FLOPs/bytes
+        # fallbacks; rest: the run's time outside its ops, fitted on the profiles' unattributed time.
+        click.echo(f"{'model':<{w}}{'pred ms':>10}{'table':>8}{'fit':>7}{'rest':>7}{'meas ms':>10}{'error':>9}")
         for result in results:
             name = result.get("model")
             if not result.get("ok"):
                 click.echo(f"{name:<{w}}  not converted: {result.get('stage')}: {result.get('error_message')}")
                 continue
             try:
-                pred = table.predict(read_graph(result["tflite_path"]))
+                pred = table.predict(get_runtime(result.get("runtime") or "litert").read_graph(result["artifact_path"]))
             except GraphError as exc:
                 click.echo(f"{name:<{w}}  {exc}")
                 continue
+            if pred.total_us is None:
+                click.echo(f"{name:<{w}}  no prediction: {pred.why_none}")
+                continue
             ms = pred.total_us / 1e3
-            hit = pred.share("table")
             meas = measured.get(name)
-            meas_ms = f"{meas / 1e6:10.3f}" if meas else f"{'-':>10}"
+            meas_ms = f"{meas / 1e6:10.4f}" if meas else f"{'-':>10}"
             err = f"{(ms - meas / 1e6) / (meas / 1e6):+9.1%}" if meas else f"{'-':>9}"
-            click.echo(f"{name:<{w}}{ms:10.3f}{hit:8.0%}{1 - hit:7.0%}{meas_ms}{err}")
+            click.echo(f"{name:<{w}}{ms:10.4f}{pred.share(TABLE):8.0%}{pred.share(*FITS):7.0%}"
+                       f"{pred.share(REMAINDER):7.0%}{meas_ms}{err}")

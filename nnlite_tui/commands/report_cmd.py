@@ -17,8 +17,9 @@ import click
 def report(run_dir: str, fmt: str, output: str | None) -> None:
     """Re-export RUN_DIR's reports: a CSV summary, JSON lines, LEMUR's ab/nn/stat/run layout, or one
     self-contained HTML page (plots, a sortable table, per-model details) that opens offline."""
-    from nnlite_tui.core.report import load_reports, to_csv, write_lemur
-    from nnlite_tui.core.summary import summary_rows
+    from nnlite_tui.core.report.document import to_csv, write_lemur
+    from nnlite_tui.core.run_dir import load_reports
+    from nnlite_tui.core.report.summary import summary_rows
 
     path = Path(run_dir)
     if fmt == "html":
@@ -45,8 +46,8 @@ def report(run_dir: str, fmt: str, output: str | None) -> None:
 
 
 def _write_html(run_dir: Path, out: Path) -> None:
-    from nnlite_tui.core.results.html_report import build_html
-    from nnlite_tui.core.results.rows import load_run
+    from nnlite_tui.core.report.html_report import build_html
+    from nnlite_tui.core.report.rows import load_run
 
     try:
         run = load_run(run_dir)

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import click
 
-from nnlite_tui.commands.options import EXIT_CODES_HELP, convert_options, convert_options_from, \
-    discover_or_exit, source_options
+from nnlite_tui.commands.options import EXIT_CODES_HELP, announce_isolation, convert_options, \
+    convert_options_from, discover_or_exit, source_options
+from nnlite_tui.core.bench.rounds import DEFAULT_MAX_ROUNDS, DEFAULT_ROUNDS
 from nnlite_tui.exit_codes import ExitCode
 
 MAX_REEXECS = 3
@@ -29,15 +30,25 @@ def profile_mode(choice: str | None, backend: str) -> str | None:
               help="Run directory; an existing one is resumed.")
 @click.option("--device", "devices", multiple=True, default=("host",), show_default=True,
               help="host, an adb serial, emulator:<AVD>, or all (repeatable).")
-@click.option("--runs", type=click.IntRange(min=1), default=50, show_default=True, help="Timed runs, at least.")
+@click.option("--rounds", type=click.IntRange(min=1), default=DEFAULT_ROUNDS, show_default=True,
+              help="Time each unit in this many fresh benchmark processes (app launches), separated by other "
+                   "work; the report's median and interval come from them. The budgets below are the unit's "
+                   "total, split evenly across its rounds.")
+@click.option("--max-rounds", type=click.IntRange(min=1), default=None,
+              help=f"Rounds an unstable unit may get in all [default: --rounds + {DEFAULT_MAX_ROUNDS - DEFAULT_ROUNDS}].")
+@click.option("--runs", type=click.IntRange(min=1), default=50, show_default=True,
+              help="Timed runs, at least (over all rounds).")
 @click.option("--min-seconds", type=click.FloatRange(min=0), default=1.0, show_default=True,
-              help="Timed seconds, at least.")
-@click.option("--max-runs", type=click.IntRange(min=1), default=10000, show_default=True, help="Cap on timed runs.")
+              help="Timed seconds, at least (over all rounds).")
+@click.option("--max-runs", type=click.IntRange(min=1), default=10000, show_default=True,
+              help="Cap on timed runs (over all rounds).")
 @click.option("--max-seconds", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
-              help="Cap on timed seconds.")
-@click.option("--warmup", type=click.IntRange(min=0), default=5, show_default=True, help="Untimed warm-up runs.")
+              help="Cap on timed seconds (over all rounds).")
+@click.option("--warmup", type=click.IntRange(min=0), default=5, show_default=True,
+              help="Untimed warm-up runs, in every round.")
 @click.option("--warmup-seconds", type=click.FloatRange(min=0), default=0.5, show_default=True,
-              help="Warm up for at least this long as well as --warmup runs (benchmark_model's --warmup_min_secs).")
+              help="Warm up for at least this long as well as --warmup runs (benchmark_model's --warmup_min_secs; "
+                   "over all rounds).")
 @click.option("--require-full-delegation", is_flag=True,
               help="Fail a benchmark when the delegate takes only part of the graph (adb devices).")
 @click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True, help="Interpreter threads.")
@@ -47,6 +58,11 @@ def profile_mode(choice: str | None, backend: str) -> str | None:
               flag_value="auto", default=None, help="After the timed runs, a separate profiled pass records per-op "
               "times (auto: the benchmark's kernels) into the report's ops block (on adb devices where "
               "the app can: android-app/PROTOCOL.md section 9e).")
+@click.option("--energy", is_flag=True, help="After the timed runs, measure energy per inference: an idle and a "
+              "load window with the battery counters sampled (adb devices; the host only with a readable RAPL "
+              "counter). A consistent relative estimate on one device, not an absolute meter (README, Energy).")
+@click.option("--energy-seconds", type=click.FloatRange(1.0, 600.0), default=10.0, show_default=True,
+              help="Length of each energy window (the counters update at 1-10 Hz: give them several seconds).")
 @click.option("--max-attempts", type=click.IntRange(min=1), default=3, show_default=True,
               help="Attempts per model for transient faults (timeouts, crashes, device faults).")
 @click.option("--cooldown", "cooldown_s", type=click.FloatRange(min=0), default=10.0, show_default=True,
@@ -58,9 +74,10 @@ def profile_mode(choice: str | None, backend: str) -> str | None:
 @click.option("--force-config", is_flag=True, help="Resume even though result-changing settings differ.")
 @click.option("--isolation", type=click.Choice(["pause", "affinity", "none"]), default="pause", show_default=True,
               help="Host benchmarks: pause conversions while timing, pin them to other cores, or neither.")
-@click.option("--keep-tflite", type=click.Choice(["all", "failed", "none"]), default="failed", show_default=True,
-              help="Which .tflite files the run directory keeps once a model is finished (the conversion "
-                   "cache keeps its own copies, bounded by its size cap).")
+@click.option("--keep-artifacts", "--keep-tflite", "keep_artifacts", type=click.Choice(["all", "failed", "none"]),
+              default="failed", show_default=True,
+              help="Which converted models (.tflite, .pte) the run directory keeps once a unit is finished "
+                   "(the conversion cache keeps its own copies, bounded by its size cap).")
 @click.option("--min-free-gb", type=click.FloatRange(min=0), default=None,
               help="Conversions wait while the run's or the cache's disk has less free space than this "
                    "(default: 2 GB or 5% of the filesystem, whichever is more).")
@@ -75,37 +92,54 @@ def run(**kw) -> None:
     Resumable: rerun the same command to continue; done models are not redone. On a terminal the
     control console opens; with --headless (or without a terminal) progress is printed as lines.
     """
-    from nnlite_tui.core.bench import BenchSettings
+    from nnlite_tui.core.bench.settings import BenchSettings
     from nnlite_tui.core.cluster.session import ClusterError  # imports no ray
-    from nnlite_tui.core.config import ConfigMismatch, RunConfig
+    from nnlite_tui.core.run.config import ConfigMismatch, RunConfig
     from nnlite_tui.core.devices.registry import DeviceSpecError
-    from nnlite_tui.core.run_setup import build_pipeline
+    from nnlite_tui.core.run.setup import build_pipeline
     from nnlite_tui.core.store.files import StoreError
 
+    if kw["cluster"]:
+        from nnlite_tui.core.cluster.address import ClusterUnreachable, check_address
+
+        try:
+            check_address(kw["cluster"])  # before discovery, the store or Ray: a wrong address fails in seconds
+        except ClusterUnreachable as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(ExitCode.USAGE)
     specs = discover_or_exit(kw)
     if not specs:
         click.echo("No models found in " + ", ".join(kw["sources"]), err=True)
         sys.exit(ExitCode.NOTHING)
+    convert = convert_options_from(kw, specs)
+    announce_isolation(convert)
     try:
         bench = BenchSettings(warmup=kw["warmup"], runs=kw["runs"], min_seconds=kw["min_seconds"],
                               max_runs=max(kw["max_runs"], kw["runs"]), max_seconds=kw["max_seconds"],
                               threads=kw["threads"], backend=kw["backend"], warmup_seconds=kw["warmup_seconds"],
                               require_full_delegation=kw["require_full_delegation"],
-                              profile_ops=profile_mode(kw["profile_ops"], kw["backend"]))
+                              profile_ops=profile_mode(kw["profile_ops"], kw["backend"]),
+                              energy=kw["energy"], energy_seconds=kw["energy_seconds"])
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    if "executorch" in kw["runtime"]:
+        _check_executorch_settings(kw["backend"], kw["require_full_delegation"], kw["devices"])
     headless = kw["headless"] or not sys.stdout.isatty()
+    if kw["max_rounds"] is not None and kw["max_rounds"] < kw["rounds"]:
+        raise click.UsageError(f"--max-rounds {kw['max_rounds']} is below --rounds {kw['rounds']}")
     cfg = RunConfig(sources=list(kw["sources"]), out=Path(kw["out"]), devices=list(kw["devices"]), bench=bench,
-                    convert=convert_options_from(kw), in_shape=kw["in_shape"], num_classes=kw["num_classes"],
+                    convert=convert, in_shape=kw["in_shape"], num_classes=kw["num_classes"],
                     include=tuple(kw["include"]), exclude=tuple(kw["exclude"]), limit=kw["limit"],
                     max_params=kw["max_params"], max_attempts=kw["max_attempts"], cooldown_s=kw["cooldown_s"],
                     cooldown_temp=kw["cooldown_temp"], distribute=kw["distribute"], retry_failed=kw["retry_failed"],
                     force_config=kw["force_config"], isolation=kw["isolation"], allow_reexec=headless,
-                    apk=kw["apk"], keep_tflite=kw["keep_tflite"],
+                    apk=kw["apk"], keep_artifacts=kw["keep_artifacts"],
                     min_free_bytes=None if kw["min_free_gb"] is None else int(kw["min_free_gb"] * 1e9),
-                    precisions=tuple(kw["precision"]))
+                    precisions=tuple(kw["precision"]), runtimes=tuple(kw["runtime"]), rounds=kw["rounds"],
+                    max_rounds=kw["max_rounds"] or kw["rounds"] + DEFAULT_MAX_ROUNDS - DEFAULT_ROUNDS)
     try:
-        pipeline = build_pipeline(cfg, specs, cluster=kw["cluster"])
+        # The workers' imports (seconds) overlap the console's start-up, or the headless set-up.
+        pipeline = build_pipeline(cfg, specs, cluster=kw["cluster"], prestart=True)
     except (ConfigMismatch, DeviceSpecError) as exc:
         raise click.UsageError(str(exc)) from None
     except ClusterError as exc:
@@ -117,13 +151,14 @@ def run(**kw) -> None:
     if headless:
         code = _run_headless(pipeline)
     else:
-        from nnlite_tui.core.jsonl import JsonlReporter
+        from nnlite_tui.core.run.jsonl import JsonlReporter
         from nnlite_tui.tui.app import run_tui
 
         jsonl = JsonlReporter(pipeline.run_dir)
         try:
             code = run_tui(lambda: pipeline, theme=kw["theme"], run_dir=str(cfg.out), reporters=[jsonl])
         finally:
+            pipeline.shutdown()  # the console may close before the run began: its prestarted workers too
             jsonl.close()
             pipeline.store.close()
     if pipeline.cluster is not None:
@@ -134,11 +169,23 @@ def run(**kw) -> None:
     sys.exit(code)
 
 
+def _check_executorch_settings(backend: str, require_full: bool, devices) -> None:
+    """What ExecuTorch units cannot honour is refused before the run starts, not unit by unit."""
+    if backend != "xnnpack":
+        raise click.UsageError(f"--backend {backend} with --runtime executorch: an ExecuTorch program's delegates are "
+                               "fixed at export (nnlite exports XNNPACK); use --backend xnnpack, or run the other "
+                               "backends with --runtime litert")
+    if require_full and any(d != "host" for d in devices):
+        raise click.UsageError("--require-full-delegation with --runtime executorch on a device: the benchmark app's "
+                               "ExecuTorch API names a program's delegates but not how many nodes they took; "
+                               "run it on the host (which reads the program's plan) or with --runtime litert")
+
+
 def _run_headless(pipeline) -> int:
-    from nnlite_tui.core.console import ConsoleReporter
-    from nnlite_tui.core.control import Control
+    from nnlite_tui.core.run.console import ConsoleReporter
+    from nnlite_tui.core.run.control import Control
     from nnlite_tui.core.events import MultiReporter
-    from nnlite_tui.core.jsonl import JsonlReporter
+    from nnlite_tui.core.run.jsonl import JsonlReporter
 
     control = Control()
     signals = {"n": 0}
@@ -178,6 +225,6 @@ def _reexec() -> None:
 
 
 def _write_summary(pipeline) -> None:
-    from nnlite_tui.core.summary import print_table, write_summary
+    from nnlite_tui.core.report.summary import print_table, write_summary
 
     print_table(write_summary(pipeline.run_dir))

@@ -10,6 +10,9 @@ import click
 
 from nnlite_tui.exit_codes import ExitCode
 
+LINE_WIDTH = 160
+NAME_WIDTH = 48
+
 
 @click.command()
 @click.argument("run_dir", type=click.Path(exists=True, file_okay=False))
@@ -17,9 +20,9 @@ from nnlite_tui.exit_codes import ExitCode
               help="How many of the last events to show.")
 def status(run_dir: str, n_events: int) -> None:
     """Counts by status and the last events of RUN_DIR (also while another process runs it)."""
-    from nnlite_tui.core.control import runner_pid
+    from nnlite_tui.core.run.control import runner_pid
     from nnlite_tui.core.events import STATUSES
-    from nnlite_tui.core.event_log import last_events, paused as was_paused
+    from nnlite_tui.core.run.event_log import last_events, paused as was_paused
     from nnlite_tui.core.store.files import StoreError, load_snapshot, state_path
 
     path = Path(run_dir)
@@ -46,9 +49,19 @@ def status(run_dir: str, n_events: int) -> None:
     if shown:
         click.echo("last events:")
     for ev in shown:
-        d = ev.to_dict()
-        kind = d.pop("type")
-        ts = d.pop("ts")
-        detail = " ".join(f"{k}={v}" for k, v in d.items() if v not in (None, "", [], {}, ())
-                          and k not in ("models",))
-        click.echo(f"  {time.strftime('%H:%M:%S', time.localtime(ts))} {kind} {detail}"[:160])
+        click.echo(event_line(ev))
+
+
+def event_line(event) -> str:
+    """One event on one line of at most LINE_WIDTH characters, its unit's name cut in the middle."""
+    from nnlite_tui.core.names import cut_end, short_name
+
+    d = event.to_dict()
+    kind = d.pop("type")
+    ts = d.pop("ts")
+    for key in ("model", "target"):  # a unit (the target of a retry is one) keeps its @... suffix
+        if isinstance(d.get(key), str):
+            d[key] = short_name(d[key], NAME_WIDTH)
+    detail = " ".join(f"{k}={v}" for k, v in d.items() if v not in (None, "", [], {}, ()) and k not in ("models",))
+    line = f"  {time.strftime('%H:%M:%S', time.localtime(ts))} {kind} {detail}"
+    return cut_end(line, LINE_WIDTH)

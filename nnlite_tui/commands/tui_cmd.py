@@ -18,8 +18,8 @@ import click
 @click.option("--list-themes", is_flag=True, help="List the available themes and exit.")
 def tui(run_dir: Path | None, theme: str | None, list_themes: bool) -> None:
     """Open the control console on RUN_DIR: live while its runner is alive, else its recorded events."""
-    from nnlite_tui.core.control import runner_pid
-    from nnlite_tui.core.run_files import EVENTS_FILE, STATE_FILE
+    from nnlite_tui.core.run.control import runner_pid
+    from nnlite_tui.core.run_dir import EVENTS_FILE, STATE_FILE
     from nnlite_tui.tui.themes import load_themes
 
     if list_themes:

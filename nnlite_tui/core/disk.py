@@ -1,6 +1,6 @@
 """Free disk space: how much there is where a path lives, and whether it is too little to go on.
 
-A conversion writes a .tflite of tens to hundreds of MB into the cache and links it into the run
+A conversion writes an artifact of tens to hundreds of MB into the cache and links it into the run
 directory; on a nearly full disk it fails half-way. `low_space(path)` answers before that happens,
 with a message that says which filesystem is low and what can be freed. `fsync_path` makes a
 file's data, or a directory's entries, durable: the cache and the run store both need it.
@@ -74,13 +74,13 @@ def low_space(path: Path | str, min_free_bytes: int | None = None,
     short = need - usage.free
     hints = []
     if cache_dir is not None and _same_filesystem(where, cache_dir):
-        from nnlite_tui.core.convert_cache_scan import cache_usage
+        from nnlite_tui.core.convert.cache_scan import cache_usage
 
         used = cache_usage(Path(cache_dir)).total_bytes
         if used:
             hints.append(f"the conversion cache {cache_dir} holds {fmt_bytes(used)}: "
                          f"`nnlite cache prune --max-gb N` shrinks it")
-    hints.append("delete run directories you no longer need (their .tflite files are the large part)")
+    hints.append("delete run directories you no longer need (their artifacts are the large part)")
     message = (f"low disk space on {mount} (holding {path}): {fmt_bytes(usage.free)} free of "
                f"{fmt_bytes(usage.total)}, under the {fmt_bytes(need)} needed to go on; free at least "
                f"{fmt_bytes(short)}: " + "; or ".join(hints))

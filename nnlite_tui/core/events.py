@@ -34,6 +34,7 @@ class RunStarted(Event):
     models: tuple[str, ...]
     devices: tuple[str, ...]
     resumed: bool = False
+    holds_conversions: bool = False  # conversions are stopped while a host benchmark times (--isolation pause)
 
 
 @dataclass(frozen=True)
@@ -65,9 +66,31 @@ class StageFinished(Event):
     seconds: float
     device: str | None = None
     detail: str = ""
-    # A conversion's {phase: {"s", "cpu_s"}} (core/convert_phases.py); None for other stages.
+    # A conversion's {phase: {"s", "cpu_s"}} (core/convert/phases.py); None for other stages.
     phases: dict[str, dict[str, float]] | None = None
     isolated_s: float | None = None  # a host benchmark: how long other work was held back (--isolation)
+
+
+@dataclass(frozen=True)
+class RoundFinished(Event):
+    """One round of a unit's benchmark on a device ended (bench/rounds.py)."""
+
+    model: str
+    device: str
+    round: int
+    rounds: int  # the rounds the unit is to get now (more when it was found unstable)
+    median_ms: float | None  # None: the round's result was invalid
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class ReferenceTimed(Event):
+    """A device timed the reference model (bench/reference.py): its drift over the run is on record."""
+
+    serial: str
+    median_ms: float | None  # None: the reference benchmark failed (`detail` says why)
+    seconds: float  # what it cost, start-up included
+    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -123,8 +146,8 @@ class RunFinished(Event):
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.__name__: cls
-    for cls in (RunStarted, ModelStatus, StageStarted, StageFinished, ModelLog, DeviceState, Recovery,
-                RunControl, RunFinished)
+    for cls in (RunStarted, ModelStatus, StageStarted, StageFinished, RoundFinished, ReferenceTimed, ModelLog,
+                DeviceState, Recovery, RunControl, RunFinished)
 }
 
 

@@ -10,8 +10,11 @@ as {"stage", "type", "message"} in the store and in the report.
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Union
 
@@ -39,7 +42,67 @@ class StageError:
                    message=data.get("message", data.get("error_message")))
 
     def text(self) -> str:
-        return f"{self.stage}: {self.type}: {self.message}"
+        return error_text(self.stage, self.type, self.message)
+
+
+def without_module_path(line: str) -> str:
+    """An error line as error_text writes it, also when an earlier release wrote the type qualified
+    (an events.jsonl it left: "export: nnlite_tui.core...SamplesAtInference: ...")."""
+    return _QUALIFIED.sub(r"\1\2", line, count=1)
+
+
+_QUALIFIED = re.compile(r"^([^:]+: )(?:[A-Za-z_]\w*\.)+([A-Za-z_]\w*: )")
+
+
+def error_text(stage: object, error_type: object, message: object) -> str:
+    """"stage: Type: message", the type without its module path (a worker's own exceptions are stored
+    qualified, and "export: nnlite_tui.core.convert.worker.errors.SamplesAtInference" leaves the
+    console's error column no room for the message)."""
+    return f"{stage}: {str(error_type).rsplit('.', 1)[-1]}: {message}"
+
+
+# Conversion-record keys of releases before runtimes existed (LiteRT only), and their names now:
+# cache entries, stores and reports of those releases are read through conversion_record().
+_LEGACY_CONVERSION_KEYS = {"tflite_path": "artifact_path", "tflite_bytes": "artifact_bytes",
+                           "tflite_sha256": "artifact_sha256", "tflite_input_shape": "artifact_input_shape",
+                           "tflite_input_dtype": "artifact_input_dtype"}
+_LEGACY_QUANTIZATION_KEYS = {"fp32_tflite_bytes": "fp32_artifact_bytes", "fp32_tflite_sha256": "fp32_artifact_sha256"}
+
+
+def conversion_record(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """A conversion record (a worker result, a cache entry, a report's conversion block) with the
+    key names of this release; a record of an older release gets them renamed and `runtime: litert`."""
+    record = {_LEGACY_CONVERSION_KEYS.get(k, k): v for k, v in raw.items()}
+    if any(k in raw for k in _LEGACY_CONVERSION_KEYS):
+        record.setdefault("runtime", "litert")
+    quantization = record.get("quantization")
+    if isinstance(quantization, Mapping):
+        record["quantization"] = {_LEGACY_QUANTIZATION_KEYS.get(k, k): v for k, v in quantization.items()}
+    return record
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """A converted model as a device takes it: the file, and the runtime that runs it."""
+
+    path: str
+    runtime: str = "litert"
+    # Per input, in the artifact's order: [low, high) of an integer input's valid values (token ids
+    # inside their embedding table), None for any other; () when the conversion recorded none.
+    input_ranges: tuple[tuple[int, int] | None, ...] = ()
+
+    @property
+    def suffix(self) -> str:
+        return Path(self.path).suffix
+
+
+def input_ranges(signature: Any) -> tuple[tuple[int, int] | None, ...]:
+    """The ranges of a conversion's `input_signature` (entries with `range: [low, high]`)."""
+    out: list[tuple[int, int] | None] = []
+    for entry in signature or ():
+        bounds = entry.get("range") if isinstance(entry, Mapping) else None
+        out.append((int(bounds[0]), int(bounds[1])) if bounds else None)
+    return tuple(out) if any(r is not None for r in out) else ()
 
 
 @dataclass(frozen=True)
@@ -53,21 +116,32 @@ class ConversionResult:
     model: str
     ok: bool
     cached: bool = False
-    tflite_path: str | None = None
+    artifact_path: str | None = None
     error: StageError | None = None
     seconds: float = 0.0
     details: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_converter(cls, raw: Mapping[str, Any], seconds: float = 0.0) -> ConversionResult:
+        raw = conversion_record(raw)
         ok = bool(raw.get("ok"))
         return cls(model=str(raw.get("model")), ok=ok, cached=bool(raw.get("cached")),
-                   tflite_path=raw.get("tflite_path"), error=None if ok else StageError.from_dict(raw),
+                   artifact_path=raw.get("artifact_path"), error=None if ok else StageError.from_dict(raw),
                    seconds=seconds, details=MappingProxyType(dict(raw)))
 
     @property
     def stage(self) -> str | None:
         return None if self.error is None else self.error.stage
+
+    @property
+    def runtime(self) -> str:
+        return str(self.details.get("runtime") or "litert")
+
+    @property
+    def artifact(self) -> Artifact | None:
+        if not self.artifact_path:
+            return None
+        return Artifact(self.artifact_path, self.runtime, input_ranges(self.details.get("input_signature")))
 
     def record(self) -> dict[str, Any]:
         """The serialised form kept in the store."""
@@ -107,9 +181,29 @@ class BenchResult:
         return self.block.get("stats") or _EMPTY
 
     @property
+    def median_ns(self) -> float | None:
+        """The headline median: across rounds when the block has rounds, else of the timed runs."""
+        if not self.valid:
+            return None
+        value = self.block.get("median_ns", self.stats.get("median_ns"))
+        return None if value is None else float(value)
+
+    @property
     def median_ms(self) -> float | None:
-        stats = self.stats
-        return stats["median_ns"] / 1e6 if self.valid and stats.get("median_ns") is not None else None
+        median = self.median_ns
+        return None if median is None else median / 1e6
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"serial": self.serial, "block": dict(self.block), "device_info": dict(self.device_info),
+                "before": None if self.before is None else dict(self.before),
+                "after": None if self.after is None else dict(self.after), "seconds": self.seconds,
+                "cooldown": None if self.cooldown is None else dict(self.cooldown)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> BenchResult:
+        return cls(serial=str(data["serial"]), block=data["block"], device_info=data.get("device_info") or {},
+                   before=data.get("before"), after=data.get("after"), seconds=float(data.get("seconds") or 0.0),
+                   cooldown=data.get("cooldown"))
 
     @property
     def error(self) -> StageError | None:
@@ -120,8 +214,11 @@ class BenchResult:
 
     @property
     def flags(self) -> list[str]:
-        """What qualifies this measurement: the device throttled during the timed runs."""
-        return ["throttled"] if (self.block.get("conditions") or {}).get("throttled") else []
+        """What qualifies this measurement: the device throttled while timing; the rounds disagreed."""
+        flags = ["throttled"] if (self.block.get("conditions") or {}).get("throttled") else []
+        if (self.block.get("stability") or {}).get("verdict") == "unstable":
+            flags.append("unstable")
+        return flags
 
     def report_block(self) -> dict[str, Any]:
         """The benchmark block of the report: the protocol's result without its raw log."""

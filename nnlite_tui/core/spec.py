@@ -33,9 +33,12 @@ class ModelSpec:
     origin: str = ""  # how shapes/prm were chosen, for the report
     # Other input shapes the model's own trials used, in retry order (tried once on "output too small").
     alt_in_shapes: tuple[tuple[int, ...], ...] = ()
-    # fp32, or a precision derived from the fp32 .tflite (core/precision.py); the unit's name then
+    # fp32, or a precision derived from the fp32 artifact (convert/derive.py); the unit's name then
     # ends in "@<precision>". Left out of to_dict()/key() when fp32, so fp32 stores and caches stay as they were.
     precision: str = "fp32"
+    # The on-device runtime the unit is converted for and measured in (core/runtimes). Left out of
+    # to_dict()/key() for the default, so stores and caches of runs before runtimes existed read as LiteRT.
+    runtime: str = "litert"
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -44,6 +47,8 @@ class ModelSpec:
         d["alt_in_shapes"] = [list(s) for s in self.alt_in_shapes]
         if self.precision == "fp32":
             del d["precision"]
+        if self.runtime == "litert":
+            del d["runtime"]
         return d
 
     @classmethod
@@ -59,6 +64,8 @@ class ModelSpec:
         fields = [self.kind, self.sha256, list(self.in_shape), list(self.out_shape), self.prm, self.module, self.factory]
         if self.precision != "fp32":
             fields.append(self.precision)
+        if self.runtime != "litert":
+            fields.append(f"runtime={self.runtime}")
         payload = json.dumps(
             fields,
             sort_keys=True,

@@ -2,8 +2,9 @@
 
 `am start -n org.nnlite.bench/.BenchActivity --es model_path ... --es report_path ... --es run_id ...`
 starts, after a realistic delay, a worker subprocess (nnlite_tui.simdevice.bench_worker) that runs
-the real benchmark (core.bench.benchmark_result, LiteRT interpreter on the host CPU) on the pushed
-model and writes the report atomically (`<report>.tmp`, then rename). A subprocess keeps the
+the real benchmark (core.bench.benchmark_result: LiteRT's interpreter, or ExecuTorch's runtime for a
+.pte sent with `--es runtime executorch`, on the host CPU) on the pushed model and writes the report
+atomically (`<report>.tmp`, then rename). A subprocess keeps the
 transport serving during the run and survives an interpreter crash; force-stop kills its group.
 """
 
@@ -28,8 +29,8 @@ log = logging.getLogger(__name__)
 PACKAGE = "org.nnlite.bench"
 ACTIVITY = "org.nnlite.bench.BenchActivity"
 COMPONENT = "org.nnlite.bench/.BenchActivity"
-VERSION_NAMES = {1: "0.1.0", 2: "0.2.0"}  # the app release that speaks each protocol
-VERSION_CODES = {1: 1, 2: 2}  # and its versionCode (android-app/app/build.gradle.kts)
+VERSION_NAMES = {1: "0.1.0", 2: "0.2.0", 3: "0.3.0"}  # the app release that speaks each protocol
+VERSION_CODES = {1: 1, 2: 2, 3: 3}  # and its versionCode (android-app/app/build.gradle.kts)
 REPORTS_DIR = "/sdcard/Android/data/org.nnlite.bench/files/reports"
 MODELS_DIR = "/data/local/tmp/nnlite"
 TAG = "NNLiteBench"
@@ -134,7 +135,8 @@ class BenchApp:
                "report_writable": report_ok and dev.fs.normalize(report).startswith(WRITABLE),
                "started_at_ms": started_at_ms, "device": device_block(dev.props), "app_version": VERSION_NAMES[dev.config.app_protocol],
                "protocol": dev.config.app_protocol, "app_ops": dev.config.app_ops,
-               "truncate": dev.faults.take_truncated_report(), "input_fault": dev.faults.input_fault(), "sdk_int": device_block(dev.props)["sdk_int"]}
+               "truncate": dev.faults.take_truncated_report(), "input_fault": dev.faults.input_fault(), "sdk_int": device_block(dev.props)["sdk_int"],
+               "battery": dev.config.battery.to_dict()}
         self.proc = proc = await self._take_worker()
         try:
             proc.stdin.write(json.dumps(job).encode() + b"\n")

@@ -15,9 +15,17 @@ DEFAULTS = {"warmup": 5, "runs": 50, "min_seconds": 1.0, "max_runs": 10_000, "ma
             "threads": 1, "backend": "xnnpack", "seed": 0, "warmup_seconds": 0.5, "require_full_delegation": False}
 KNOWN = {"model_path", "report_path", "run_id", "backend", "warmup", "runs", "max_runs", "threads",
          "min_seconds", "max_seconds", "seed", "warmup_seconds", "require_full_delegation", "profile_ops",
-         "profile_runs"}
+         "profile_runs", "runtime", "input_shapes", "input_dtypes", "input_ranges", "energy", "energy_seconds"}
 # Extras an app of protocol 1 does not know.
 V2_KEYS = {"warmup_seconds", "require_full_delegation", "profile_ops", "profile_runs"}
+# Extras an app of protocol 2 does not know (the runtime's, the token ranges and the energy windows').
+V3_KEYS = {"runtime", "input_shapes", "input_dtypes", "input_ranges", "energy", "energy_seconds"}
+ENERGY_SECONDS = (1.0, 600.0, 10.0)  # EnergyRun.MIN_SECONDS, MAX_SECONDS, DEFAULT_SECONDS
+RUNTIMES = ("litert", "executorch")  # the app's Runtime enum, in order
+RUNTIME_BACKENDS = {"litert": BACKENDS, "executorch": ("xnnpack",)}
+# InputFill.DTYPE_SIZES, in the app's order
+DTYPE_SIZES = {"float32": 4, "int32": 4, "uint8": 1, "int64": 8, "bool": 1, "int16": 2, "int8": 1, "float16": 2,
+               "float64": 8, "uint16": 2, "uint32": 4}
 PROFILE_KEYS = {"profile_ops", "profile_runs"}
 PROFILE_MODES = ("xnnpack", "builtin", "both")
 DEFAULT_PROFILE_RUNS = 20
@@ -43,6 +51,10 @@ class BenchRequest:
     settings: dict  # warmup, runs, min_seconds, max_runs, max_seconds, threads, backend, seed
     profile_ops: str | None = None  # a per-op profile after the timed runs (PROTOCOL.md section 9e)
     profile_runs: int = DEFAULT_PROFILE_RUNS
+    runtime: str = "litert"  # protocol 3 (PROTOCOL.md section 3a)
+    inputs: list[tuple[list[int], str]] | None = None  # ExecuTorch: the shapes and dtypes the host sent
+    energy_seconds: float | None = None  # the energy windows' length when `energy` was sent true (section 9f)
+    ranges: tuple = ()  # per input: (low, high) an integer input's fill stays in, or None (`input_ranges`)
 
 
 def _java_name(v: object) -> str:
@@ -103,13 +115,19 @@ def _as_bool(v: object) -> bool | None:
     return None
 
 
-def parse(extras: dict[str, object], protocol: int = 2, profile_extras: bool = True) -> BenchRequest:
-    """`protocol=1` parses as the previous app did: no warm-up by time, no version-2 extras;
-    `profile_extras=False` as an app build from before the profile extras."""
+def accepted(protocol: int = 3, profile_extras: bool = True) -> set[str]:
+    """The extras an app of this protocol (and profile support) accepts."""
+    known = KNOWN if protocol >= 3 else KNOWN - V3_KEYS if protocol == 2 else KNOWN - V2_KEYS - V3_KEYS
+    return known if profile_extras else known - PROFILE_KEYS
+
+
+def parse(extras: dict[str, object], protocol: int = 3, profile_extras: bool = True,
+          available: tuple[str, ...] = ("litert",)) -> BenchRequest:
+    """`protocol=1` parses as the previous app did: no warm-up by time, no version-2 extras; `protocol=2`
+    without the runtime extras; `profile_extras=False` as an app build from before the profile extras.
+    `available`: the runtimes this (simulated) app build has."""
     errors: list[str] = []
-    known = KNOWN if protocol >= 2 else KNOWN - V2_KEYS
-    if not profile_extras:
-        known = known - PROFILE_KEYS
+    known = accepted(protocol, profile_extras)
 
     def string(key: str, required: bool) -> str | None:
         v = extras.get(key)
@@ -157,9 +175,24 @@ def parse(extras: dict[str, object], protocol: int = 2, profile_extras: bool = T
         profile_runs = _as_long(extras["profile_runs"])
         if profile_runs is None:
             errors.append(f"profile_runs must be an integer, got {_describe(extras['profile_runs'])}")
+    runtime, inputs = (_runtime(extras, string, backend, available, errors) if protocol >= 3
+                       else ("litert", None))
+    energy, energy_seconds = False, ENERGY_SECONDS[2]
+    if protocol >= 3:
+        if "energy" in extras:
+            energy = _as_bool(extras["energy"])
+            if energy is None:
+                errors.append(f"energy must be true or false, got {_describe(extras['energy'])}")
+        if "energy_seconds" in extras:
+            energy_seconds = _as_double(extras["energy_seconds"])
+            if energy_seconds is None:
+                errors.append(f"energy_seconds must be a finite number, got {_describe(extras['energy_seconds'])}")
+    ranges_text = string("input_ranges", False) if protocol >= 3 else None
+    ranges = _input_ranges(ranges_text, errors) if ranges_text is not None else ()
     values = {"model_path": model_path, "run_id": run_id, "backend": backend, "warmup": warmup,
               "warmup_seconds": warmup_seconds, "runs": runs, "min_seconds": min_seconds, "max_runs": max_runs,
-              "max_seconds": max_seconds, "threads": threads, "seed": seed, "require_full_delegation": require_full}
+              "max_seconds": max_seconds, "threads": threads, "seed": seed, "require_full_delegation": require_full,
+              "runtime": runtime if protocol >= 3 else None}
     for key in sorted(extras):
         if key not in known and not key.startswith(("android.", "com.android.")):
             errors.append(f"unknown extra '{key}'")
@@ -180,8 +213,102 @@ def parse(extras: dict[str, object], protocol: int = 2, profile_extras: bool = T
                                 f"warmup_seconds must be >= 0, got {warmup_seconds}")]:
         if value is not None and not ok(value):
             errors.append(message)
+    low, high, _ = ENERGY_SECONDS
+    if energy_seconds is not None and not low <= energy_seconds <= high:
+        errors.append(f"energy_seconds must be in {low}..{high}, got {energy_seconds}")
     if errors:
         raise ArgsError("; ".join(errors), report_path, values)
     settings = {k: values[k] for k in ("warmup", "runs", "min_seconds", "max_runs", "max_seconds", "threads",
                                        "backend", "seed", "warmup_seconds", "require_full_delegation")}
-    return BenchRequest(model_path, report_path, run_id, settings, profile_ops, profile_runs)
+    return BenchRequest(model_path, report_path, run_id, settings, profile_ops, profile_runs, runtime, inputs,
+                        energy_seconds if energy else None, ranges)
+
+
+def _input_ranges(text: str, errors: list[str]) -> tuple:
+    """`input_ranges`: a JSON array with, per input, null or [low, high] (integers, low < high), as the
+    app's InputRanges.parse."""
+    import json
+
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        parsed = None
+
+    def valid(r) -> bool:
+        return r is None or (isinstance(r, list) and len(r) == 2 and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in r) and r[0] < r[1])
+
+    if not isinstance(parsed, list) or not all(valid(r) for r in parsed):
+        errors.append(f"input_ranges must be a JSON array of null or [low, high] integer pairs with low < high, "
+                      f"got '{text}'")
+        return ()
+    return tuple(None if r is None else (r[0], r[1]) for r in parsed)
+
+
+def _runtime(extras: dict[str, object], string, backend: str | None, available: tuple[str, ...],
+             errors: list[str]) -> tuple[str | None, list[tuple[list[int], str]] | None]:
+    """The runtime extras, as the app's BenchArgs: (the runtime's name as sent, the ExecuTorch inputs)."""
+    name = string("runtime", False)
+    if name is None and "runtime" not in extras:
+        name = "litert"
+    runtime = name
+    if name is not None and name not in RUNTIMES:
+        errors.append(f"unknown runtime '{name}' (one of {', '.join(RUNTIMES)})")
+        runtime = None
+    elif name is not None and name not in available:
+        errors.append(f"runtime '{name}' is not in this app build (it has "
+                      f"{', '.join(r for r in RUNTIMES if r in available)})")
+        runtime = None
+    if runtime is not None and backend is not None and backend not in RUNTIME_BACKENDS[runtime]:
+        errors.append(f"backend '{backend}' is not available with runtime {runtime} (its program's delegates are "
+                      f"fixed at export; it takes {', '.join(RUNTIME_BACKENDS[runtime])})")
+    shapes, dtypes = string("input_shapes", False), string("input_dtypes", False)
+    inputs = None
+    if runtime == "executorch":
+        if shapes is None:
+            if "input_shapes" not in extras:
+                errors.append("missing input_shapes (runtime executorch needs them: its Java API cannot read a "
+                              "program's input shapes)")
+        else:
+            inputs = _input_spec(shapes, dtypes, errors)
+    elif runtime == "litert":
+        for key in ("input_shapes", "input_dtypes"):
+            if key in extras:
+                errors.append(f"{key} is for runtime executorch only (LiteRT reads the inputs from the model)")
+    return name, inputs
+
+
+def _input_spec(shapes: str, dtypes: str | None, errors: list[str]) -> list[tuple[list[int], str]] | None:
+    import json
+
+    try:
+        parsed = json.loads(shapes)
+    except ValueError:
+        parsed = None
+    if not isinstance(parsed, list) or not all(
+            isinstance(s, list) and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in s)
+            for s in parsed):
+        errors.append(f"input_shapes must be a JSON array of arrays of integers >= 0, got '{shapes}'")
+        return None
+    try:
+        names = ["float32"] * len(parsed) if dtypes is None else json.loads(dtypes)
+    except ValueError:
+        names = None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        errors.append(f"input_dtypes must be a JSON array of dtype names, got '{dtypes}'")
+        return None
+    if len(names) != len(parsed):
+        errors.append(f"input_dtypes has {len(names)} entries for {len(parsed)} input_shapes")
+        return None
+    unknown = [n for n in names if n not in DTYPE_SIZES]
+    if unknown:
+        errors.append(f"unknown input dtype {', '.join(repr(n) for n in unknown)} (one of {', '.join(DTYPE_SIZES)})")
+        return None
+    for i, (shape, name) in enumerate(zip(parsed, names)):
+        size = DTYPE_SIZES[name]
+        for d in shape:
+            size *= d
+            if size > INT_MAX:
+                errors.append(f"input {i} of shape [{', '.join(map(str, shape))}] needs more than 2 GiB")
+                return None
+    return [(list(shape), name) for shape, name in zip(parsed, names)]

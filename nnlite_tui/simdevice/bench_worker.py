@@ -1,8 +1,11 @@
 """The simulated app's process: one launch of org.nnlite.bench, as the app's BenchRunner does it.
 
 Reads a job (one JSON line on stdin: the intent extras and the device facts), parses the extras
-like the app, runs `core.bench.benchmark_result` on the sandboxed model with the real LiteRT
-interpreter, and writes the protocol report to `<report>.tmp`, fsync, rename. Prints its logcat
+like the app, runs `core.bench.benchmark_result` on the sandboxed model with the real runtime (LiteRT's
+interpreter, or ExecuTorch's runtime fed the input shapes and dtypes the host sent, as the app's
+ExecuTorch engine is), and writes the protocol report to `<report>.tmp`, fsync, rename. As the
+current app (protocol 3) it announces its capabilities in every report: the runtimes installed here,
+with their libraries' versions, and the extras it accepts. Prints its logcat
 lines (`<level> <message>`, android-app/PROTOCOL.md section 8) for the simulator to log.
 
 With the `profile_ops` extra, a per-op profile from the host's profiler follows the timed runs (an
@@ -21,10 +24,12 @@ import os
 import sys
 import time
 
+from nnlite_tui.core.bench import energy_math
 from nnlite_tui.simdevice.bench_args import ARGS_ERROR_TYPE, ArgsError, BenchRequest, JavaLong, parse
 
 V2_REPORT_KEYS = ("warmup_seconds", "require_full_delegation", "timing", "native_stats", "native_samples_ns",
                   "warmup_runs", "warmup_mean_ns", "delegation", "memory", "conditions", "input_fill")
+V3_REPORT_KEYS = ("runtime", "runtime_version", "capabilities")
 SETTINGS_KEYS = ("threads", "warmup", "warmup_seconds", "runs", "min_seconds", "seed", "require_full_delegation")
 
 # The delegate a simulated device lacks, in the words the app's LiteRtEngine uses on a real one.
@@ -35,8 +40,11 @@ UNAVAILABLE = {
 DELEGATE_ERROR = "org.nnlite.bench.DelegateUnavailableException"
 
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 NO_OPS_PROFILE_REASON = "LiteRT's Android Interpreter API has no per-op profiler; the report has no ops block"
+# The app's ExecuTorch engine (and so the simulated one): PROTOCOL.md section 9e.
+NO_ET_OPS_PROFILE_REASON = ("the published ExecuTorch Android library is built without its event tracer, so "
+                            "Module.etdump() records no per-op events; the report has no ops block")
 THROTTLING_STATUS = 1  # PowerManager.THERMAL_STATUS_LIGHT
 THROTTLING_HEADROOM = 1.0  # getThermalHeadroom at THERMAL_STATUS_SEVERE
 
@@ -68,11 +76,36 @@ def conditions_block(before: dict, after: dict | None) -> dict:
             "sustained_performance": {"supported": False, "enabled": False}}
 
 
+def runtimes_here() -> dict[str, str]:
+    """The runtimes this simulated app build has: those installed on the host, with their versions."""
+    from nnlite_tui.core.runtimes import RUNTIMES, get_runtime
+
+    out = {}
+    for name in RUNTIMES:
+        runtime = get_runtime(name)
+        if runtime.unavailable() is None:
+            out[name] = runtime.versions()[runtime.library]
+    return out
+
+
+def capabilities(job: dict) -> dict:
+    from nnlite_tui.simdevice.bench_args import accepted
+
+    return {"runtimes": runtimes_here(),
+            "extras": sorted(accepted(job.get("protocol", PROTOCOL_VERSION), job.get("app_ops") != "unknown"))}
+
+
 def _envelope(job: dict, report: dict, fallback: str | None) -> dict:
     report["fallback_reason"] = fallback
-    if job.get("protocol", PROTOCOL_VERSION) < 2:  # the previous app release wrote none of these
+    protocol = job.get("protocol", PROTOCOL_VERSION)
+    if protocol < 2:  # the previous app releases wrote none of these
         for key in V2_REPORT_KEYS:
             report.pop(key, None)
+    if protocol < 3:
+        for key in V3_REPORT_KEYS:
+            report.pop(key, None)
+    else:
+        report["capabilities"] = capabilities(job)
     report.update({"protocol_version": job.get("protocol", PROTOCOL_VERSION), "app_version": job["app_version"], "simulated": True,
                    "started_at_ms": job["started_at_ms"], "finished_at_ms": int(time.time() * 1000),
                    "device": job["device"]})
@@ -84,26 +117,39 @@ def args_report(job: dict, err: ArgsError) -> dict:
     v = err.values
     report = {"valid": False, "error_stage": "args", "error_type": ARGS_ERROR_TYPE, "error_message": str(err),
               "run_id": v["run_id"], "model_path": v["model_path"], "backend_requested": v["backend"],
-              "backend_used": None, **{k: v[k] for k in SETTINGS_KEYS}}
+              "backend_used": None, "runtime": v.get("runtime"),
+              "runtime_version": runtimes_here().get(v.get("runtime") or ""), **{k: v[k] for k in SETTINGS_KEYS}}
     return _envelope(job, report, None)
 
 
 def bench_report(job: dict, req: BenchRequest) -> dict:
-    from nnlite_tui.core.bench import BenchSettings, benchmark_result
+    from nnlite_tui.core.bench.settings import BenchSettings
+    from nnlite_tui.core.bench.protocol import benchmark_result
 
     s = req.settings
     requested = s["backend"]
     ran = requested if requested in ("cpu", "xnnpack") else "xnnpack"
     fallback = (f"{requested} -> xnnpack: load failed: {DELEGATE_ERROR}: {UNAVAILABLE[requested]}"
                 if ran != requested else None)
+    executorch = req.runtime == "executorch"
     settings = BenchSettings(warmup=s["warmup"], runs=s["runs"], min_seconds=s["min_seconds"], max_runs=s["max_runs"],
                              max_seconds=s["max_seconds"], threads=s["threads"], backend=ran, seed=s["seed"],
-                             warmup_seconds=s["warmup_seconds"], require_full_delegation=s["require_full_delegation"])
+                             warmup_seconds=s["warmup_seconds"],
+                             require_full_delegation=s["require_full_delegation"] and not executorch)
+    import_runtime(req.runtime)
     before = ask_conditions()
-    result = benchmark_result(job["model_host"], settings, req.run_id, fill=faulty_fill(job.get("input_fault")))
+    result = benchmark_result(job["model_host"], settings, req.run_id, fill=faulty_fill(job.get("input_fault")),
+                              runtime=req.runtime, feed=req.inputs, after_timed=energy_windows(job, req),
+                              ranges=req.ranges)
+    if executorch:  # the backend the program's delegates make it (ExecuTorchFacts.fallback)
+        ran, fallback = result["backend_used"], result["fallback_reason"]
+        if result["valid"] and s["require_full_delegation"]:
+            result = executorch_full_delegation_failure(result)
     if result["valid"]:
         result["conditions"] = conditions_block(before, ask_conditions())
-        if req.profile_ops and job.get("app_ops", "host") == "host":
+        if "energy" in result:
+            log("I", energy_math.log_line(req.run_id, result["energy"]))
+        if req.profile_ops and job.get("app_ops", "host") == "host" and req.runtime == "litert":
             result.update(ops_blocks(job, req, settings))
     result.update(model_path=req.model_path, backend_requested=requested, backend_used=ran)
     if result.get("error_message"):
@@ -113,17 +159,78 @@ def bench_report(job: dict, req: BenchRequest) -> dict:
     return _envelope(job, result, fallback)
 
 
+class SimBatterySource:
+    """The simulated phone's battery as the app's AndroidBattery reads it: the gauge's counters on the
+    sampling thread, the broadcast (with the device's battery temperature) on the app's thread."""
+
+    def __init__(self, spec):
+        from nnlite_tui.simdevice.battery import SimGauge
+
+        self.spec = spec
+        self.gauge = SimGauge(spec, time.monotonic_ns())
+
+    def sources(self) -> dict:
+        return self.gauge.sources()
+
+    def read(self, t_ns: int):
+        return self.gauge.read(t_ns)
+
+    def state(self):
+        return self.spec.broadcast(int(time.time() * 1000), ask_conditions().get("battery_temperature_c"))
+
+    def load(self, busy: bool) -> None:
+        self.gauge.load(busy, time.monotonic_ns())
+
+
+def energy_windows(job: dict, req: BenchRequest):
+    """With the energy extras: the protocol's windows after the timed runs, over the simulated battery."""
+    if req.energy_seconds is None:
+        return None
+    from nnlite_tui.core.bench.energy_run import measure
+    from nnlite_tui.simdevice.battery import BatterySpec
+
+    source = SimBatterySource(BatterySpec.from_dict(job.get("battery") or {}))
+
+    def windows(invoke) -> dict:
+        return {"energy": measure(invoke, req.energy_seconds, source, "simulated", on_load=source.load)}
+
+    return windows
+
+
+def import_runtime(name: str) -> None:
+    """The runtime's benchmark imports, before its model is loaded and timed."""
+    import importlib
+
+    from nnlite_tui.core.runtimes import get_runtime
+
+    for module in get_runtime(name).bench_imports:
+        importlib.import_module(module)
+
+
+def executorch_full_delegation_failure(result: dict) -> dict:
+    """The app's ExecuTorch engine cannot count a partition's nodes, so require_full_delegation fails at load
+    (android-app core, Delegation.kt), with the measurements dropped."""
+    backends = (result.get("delegation") or {}).get("backends") or []
+    kept = {k: v for k, v in result.items() if k in ("run_id", "model_path", "runtime", "runtime_version",
+                                                      "backend_requested", "backend_used", "fallback_reason",
+                                                      *SETTINGS_KEYS)}
+    return {**kept, "require_full_delegation": True, "valid": False, "error_stage": "load",
+            "error_type": "BenchmarkError",
+            "error_message": "require_full_delegation: the runtime names the program's delegates "
+                             f"({', '.join(backends) or 'none'}) but not how many nodes they took"}
+
+
 def faulty_fill(fault: dict | None):
     """The input filler of an app that misapplies quantization (fault input_scale/input_zero_point):
     it quantizes with the wrong parameters but, like a real bug would, reports the model's."""
     if not fault:
         return None
-    from nnlite_tui.core.bench import make_input
+    from nnlite_tui.core.bench.input_fill import make_input
 
-    def fill(shape, dtype, seed, quantization):
+    def fill(shape, dtype, seed, quantization, value_range=None):
         if quantization is not None and float(quantization[0]) > 0.0:
             quantization = (float(quantization[0]) * fault["scale"], int(quantization[1]) + fault["zero_point"])
-        return make_input(shape, dtype, seed, quantization)
+        return make_input(shape, dtype, seed, quantization, value_range)
 
     return fill
 
@@ -133,10 +240,10 @@ def ops_blocks(job: dict, req: BenchRequest, settings) -> dict:
     own profiler on the host's interpreter, as for the host device; the model's path is the device's."""
     from dataclasses import replace
 
-    from nnlite_tui.core.predict.profiled_pass import profiled_pass
+    from nnlite_tui.core.runtimes import get_runtime
 
-    blocks = profiled_pass(job["model_host"], replace(settings, profile_ops=req.profile_ops,
-                                                      profile_runs=req.profile_runs))
+    blocks = get_runtime("litert").profile(job["model_host"], replace(settings, profile_ops=req.profile_ops,
+                                                                      profile_runs=req.profile_runs))
     for block in blocks.values():
         if block.get("error"):
             block["error"] = block["error"].replace(job["model_host"], req.model_path)
@@ -148,6 +255,7 @@ def internal_report(job: dict, req: BenchRequest, exc: Exception) -> dict:
     report = {"valid": False, "error_stage": "internal", "error_type": f"{type(exc).__module__}.{type(exc).__name__}",
               "error_message": (str(exc).strip().splitlines() or [type(exc).__name__])[0], "run_id": req.run_id,
               "model_path": req.model_path, "backend_requested": s["backend"], "backend_used": None,
+              "runtime": req.runtime, "runtime_version": runtimes_here().get(req.runtime),
               **{k: s[k] for k in SETTINGS_KEYS}}
     return _envelope(job, report, None)
 
@@ -170,7 +278,8 @@ def write_report(path: str, report: dict, truncate: bool) -> None:
 def run(job: dict) -> None:
     extras = {k: JavaLong(v[1]) if isinstance(v, list) else v for k, v in job["extras"].items()}  # --el
     try:
-        req = parse(extras, job.get("protocol", PROTOCOL_VERSION), profile_extras=job.get("app_ops") != "unknown")
+        req = parse(extras, job.get("protocol", PROTOCOL_VERSION), profile_extras=job.get("app_ops") != "unknown",
+                    available=tuple(runtimes_here()))
     except ArgsError as err:
         log("E", f"ERROR stage=args type={ARGS_ERROR_TYPE} message={err}")
         if err.report_path is None:
@@ -179,10 +288,13 @@ def run(job: dict) -> None:
         report, report_path = args_report(job, err), err.report_path
     else:
         s = req.settings
-        log("I", f"START run_id={req.run_id} model={req.model_path} backend={s['backend']} threads={s['threads']} "
-                 f"warmup={s['warmup']} runs={s['runs']}")
+        runtime = f" runtime={req.runtime}" if job.get("protocol", PROTOCOL_VERSION) >= 3 else ""
+        log("I", f"START run_id={req.run_id} model={req.model_path}{runtime} backend={s['backend']} "
+                 f"threads={s['threads']} warmup={s['warmup']} runs={s['runs']}")
         report_path = req.report_path
-        if req.profile_ops and job.get("app_ops", "host") == "none":  # as the Android app (BenchRunner)
+        if req.profile_ops and req.runtime == "executorch":  # as the Android app's ExecuTorch engine
+            log("I", f"NO_OPS_PROFILE profile_ops={req.profile_ops}: {NO_ET_OPS_PROFILE_REASON}")
+        elif req.profile_ops and job.get("app_ops", "host") == "none":  # as the Android app (BenchRunner)
             log("I", f"NO_OPS_PROFILE profile_ops={req.profile_ops}: {NO_OPS_PROFILE_REASON}")
         try:
             report = bench_report(job, req)
@@ -202,9 +314,20 @@ def run(job: dict) -> None:
 if __name__ == "__main__":
     # Import what every benchmark needs before the job arrives: the app keeps one such process
     # waiting, so a launch does not pay for the imports.
-    import numpy  # noqa: F401
-    from ai_edge_litert.interpreter import Interpreter  # noqa: F401
+    import importlib
+
+    from nnlite_tui.core.runtimes import DEFAULT_RUNTIME, get_runtime
+
+    # LiteRT's, which most launches need; another runtime's are imported when a job asks for it, before
+    # anything is timed (bench_report), so a LiteRT launch never carries ExecuTorch's torch.
+    for module in get_runtime(DEFAULT_RUNTIME).bench_imports:
+        importlib.import_module(module)
 
     job_line = sys.stdin.readline()
     if job_line.strip():  # no job: the spare process was let go
         run(json.loads(job_line))
+        # The report is written: end now, without the teardown of torch and the runtimes, so the launch
+        # is over when the host reads the report (as an app's activity finishing).
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)

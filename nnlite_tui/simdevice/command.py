@@ -31,14 +31,20 @@ from nnlite_tui.simdevice.profiles import DEFAULT_PROFILE, PROFILES
               help="Keep the device filesystem in this directory (default: a temp dir, removed at exit).")
 @click.option("--with-app", is_flag=True, help="Come with the benchmark app (org.nnlite.bench) installed, so "
               "`nnlite run --device ...` needs no APK; starts the adb server if none runs.")
+@click.option("--app-protocol", type=click.IntRange(1, 3), default=3, show_default=True,
+              help="Play the app release of this protocol: 3 the current one (LiteRT and ExecuTorch), 2 or 1 an "
+                   "older one (LiteRT only).")
+@click.option("--battery", "battery_spec", default="", help="The simulated battery, e.g. 'charging=1', "
+              "'frozen=1', 'sign=discharge_positive,current_hz=4,noise_ma=10' (keys: nnlite_tui/simdevice/battery.py).")
 @click.option("-v", "--verbose", is_flag=True, help="Log transports and services.")
 def sim_device(port, adb_port, profile, serial_name, boot_seconds, faults_spec, no_register, features, root,
-               with_app, verbose) -> None:
+               with_app, app_protocol, battery_spec, verbose) -> None:
     """Run a simulated Android device that speaks the adb protocol (until Ctrl-C).
 
     Fault spec keys: drop_after, drop_for, offline_after, offline_for, reboot_after (durations: 5s,
     500ms), hang_shell=PREFIX[|PREFIX], install_fail=INSTALL_..., app_crash=N, truncated_report=N.
     """
+    from nnlite_tui.simdevice.battery import BatterySpec
     from nnlite_tui.simdevice.device import SimConfig, SimDevice
 
     logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO, format="%(asctime)s %(message)s")
@@ -46,9 +52,13 @@ def sim_device(port, adb_port, profile, serial_name, boot_seconds, faults_spec, 
         faults = FaultSpec.parse(faults_spec)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--faults") from exc
+    try:
+        battery = BatterySpec.parse(battery_spec)
+    except (TypeError, ValueError) as exc:
+        raise click.BadParameter(str(exc), param_hint="--battery") from exc
     config = SimConfig(port=port, adb_server_port=adb_port, register=not no_register, profile=profile,
                        serial_name=serial_name, boot=BootTimings.total(boot_seconds), faults=faults, root=root,
-                       with_app=with_app,
+                       with_app=with_app, app_protocol=app_protocol, battery=battery,
                        features=tuple(f for f in features.split(",") if f) if features is not None else None)
     sim = SimDevice(config)
     if with_app and config.register:

@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 
 from nnlite_tui.simdevice.app import BenchApp
+from nnlite_tui.simdevice.battery import BatterySpec
 from nnlite_tui.simdevice.boot import Boot, BootTimings
 from nnlite_tui.simdevice.console import start_console
 from nnlite_tui.simdevice.faults import Faults, FaultSpec
@@ -52,13 +53,18 @@ class SimConfig:
     console: bool = True  # the emulator console on port-1, when that port is free
     avd_name: str = "nnlite_sim"
     root: str | None = None  # sandbox directory; None: a temp dir removed at stop
-    app_protocol: int = 2  # 1: the simulated app behaves as the previous app release (protocol 1)
+    # The release of the app it plays: 3 the current one (runtimes litert and executorch, capabilities in
+    # every report); 2 or 1 an older release (LiteRT only, no capabilities; 1 without protocol 2's extras).
+    app_protocol: int = 3
     # The per-op profile (PROTOCOL.md 9e): "host" fills the ops block from the host's profiler; "none"
     # takes the profile extras and writes no block (as the Android app does); "unknown" refuses the
     # extras (an app build from before them).
     app_ops: str = "host"
     screen_off: bool = False  # start with the screen off and the keyguard locked (as a phone left alone)
     with_app: bool = False  # the benchmark app (of app_protocol's release) comes pre-installed
+    # The battery whose counters the app's energy windows read (battery.py): load currents, update
+    # rates, sign convention, noise, charging, counters that never change.
+    battery: BatterySpec = field(default_factory=BatterySpec)
 
 
 class SimDevice(ThreadMode):
@@ -75,7 +81,7 @@ class SimDevice(ThreadMode):
         self.faults = Faults(cfg.faults)
         self.app = BenchApp(self)
         self.hardware = Hardware(self.profile, busy=lambda: self.app.running, busy_for=self.app.running_for,
-                                 throttle_after=lambda: self.faults.throttle_after)
+                                 throttle_after=lambda: self.faults.throttle_after, battery=cfg.battery)
         self.screen = Screen(on=not cfg.screen_off, locked=cfg.screen_off)
         self.hardware.install(self.fs)
         self.pm = PackageManager(self)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from nnlite_tui.simdevice.battery import BatterySpec
 from nnlite_tui.simdevice.fs import DeviceFS
 from nnlite_tui.simdevice.profiles import Profile
 
@@ -28,8 +29,10 @@ class Hardware:
 
     def __init__(self, profile: Profile, busy: Callable[[], bool],
                  busy_for: Callable[[], float | None] = lambda: None,
-                 throttle_after: Callable[[], float | None] = lambda: None):
+                 throttle_after: Callable[[], float | None] = lambda: None,
+                 battery: BatterySpec | None = None):
         self.profile = profile
+        self.battery_spec = battery or BatterySpec()
         self.busy = busy
         self.busy_for = busy_for  # seconds the current benchmark launch has run, None when idle
         self.throttle_after = throttle_after
@@ -109,11 +112,15 @@ class Hardware:
         return f"{top if self.busy() else top // 3}\n".encode()
 
     def battery(self) -> str:
+        """`dumpsys battery`: the simulated battery's plug state, level and voltage (battery.py)."""
         temp = int(round(self.battery_temperature_c() * 10))
-        return ("Current Battery Service state:\n  AC powered: false\n  USB powered: true\n"
+        b = self.battery_spec
+        charge = int(b.capacity_mah * 10 * b.level)
+        return ("Current Battery Service state:\n  AC powered: false\n"
+                f"  USB powered: {'true' if b.charging else 'false'}\n"
                 "  Wireless powered: false\n  Dock powered: false\n  Max charging current: 500000\n"
-                "  Max charging voltage: 5000000\n  Charge counter: 10000\n  status: 2\n  health: 2\n"
-                "  present: true\n  level: 100\n  scale: 100\n  voltage: 5000\n"
+                f"  Max charging voltage: 5000000\n  Charge counter: {charge}\n  status: {3 - int(b.charging)}\n"
+                f"  health: 2\n  present: true\n  level: {b.level}\n  scale: 100\n  voltage: {b.voltage_mv}\n"
                 f"  temperature: {temp}\n  technology: Li-ion\n")
 
     def install(self, fs: DeviceFS) -> None:

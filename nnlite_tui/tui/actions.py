@@ -30,7 +30,18 @@ class OperatorActions:
         """Show the operator's command at once; the runner's echo of it is folded into the same line."""
         self.fold([RunControl(action, model, ts=self.view.clock())])
 
+    def no_runner(self) -> bool:
+        """Attached to a run that no process owns: a command would go unheard (a runner that starts
+        later reads only what is written after its start), so say so instead of showing it done."""
+        if self.attach and self.view.runner_alive is False:
+            self.notify(f"No process runs {self.view.run_dir} now: nothing to steer. Rerun its `nnlite run` "
+                        "command (same --out) to resume it.", severity="warning", timeout=8)
+            return True
+        return False
+
     def action_toggle_pause(self) -> None:
+        if self.no_runner():
+            return
         if self.view.paused:
             self.control.resume()
             self.operator("resume")
@@ -39,6 +50,8 @@ class OperatorActions:
             self.operator("pause")
 
     def action_skip_current(self) -> None:
+        if self.no_runner():
+            return
         in_flight = self.view.in_flight()
         if not in_flight:
             self.notify("No model in flight to skip.", severity="warning")
@@ -48,17 +61,19 @@ class OperatorActions:
 
     def action_skip_selected(self) -> None:
         model = self.get_screen_main().selected_model()
-        if model:
+        if model and not self.no_runner():
             self.control.skip(model)
             self.operator("skip", model)
 
     def action_retry_selected(self) -> None:
         model = self.get_screen_main().selected_model()
-        if model:
+        if model and not self.no_runner():
             self.control.retry(model)
             self.operator("retry", model)
 
     def action_stop_after_current(self) -> None:
+        if self.no_runner():
+            return
         self.control.request_stop(now=False)
         self.operator("stop_after_current")
 

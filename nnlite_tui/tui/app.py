@@ -21,8 +21,8 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from nnlite_tui.exit_codes import ExitCode
-from nnlite_tui.core.control import Control, RemoteControl, runner_pid
-from nnlite_tui.core.event_log import EventTail
+from nnlite_tui.core.run.control import Control, RemoteControl, runner_pid
+from nnlite_tui.core.run.event_log import EventTail
 from nnlite_tui.core.events import Event, ModelLog, MultiReporter, Recovery, Reporter, RunStarted
 from nnlite_tui.tui.actions import OperatorActions
 from nnlite_tui.tui.messages import EventsPending, PipelineEvent, PipelineEvents
@@ -80,6 +80,7 @@ class NnliteApp(OperatorActions, App[int]):
         self.control: Control | RemoteControl = RemoteControl(run_dir) if attach else Control()
         self.pipeline: Any = None
         self.pipeline_done = threading.Event()
+        self.pipeline_started = False  # no pipeline worker, nothing to wait for when the console closes
         self.pipeline_failed = False
         self.ready = False  # the panes are mounted
         self.reporter = TuiReporter(self)
@@ -114,6 +115,7 @@ class NnliteApp(OperatorActions, App[int]):
             self.check_runner()
             self.set_interval(RUNNER_CHECK_SECONDS, self.check_runner)
         elif self.pipeline_factory is not None:
+            self.pipeline_started = True
             self._run_pipeline()
 
     # --- pipeline and events in ---
@@ -199,7 +201,7 @@ class NnliteApp(OperatorActions, App[int]):
         gc.unfreeze()  # what settle_heap() hid from the collector can be collected again once we are gone
         if self.tail is not None:
             self.tail.stop.set()
-        if not self.attach and not self.pipeline_done.is_set():
+        if self.pipeline_started and not self.pipeline_done.is_set():
             # Closed without the quit action (e.g. the terminal went away): still stop child processes.
             self.control.request_stop(now=True)
             if not self.pipeline_done.wait(UNMOUNT_WAIT_SECONDS) and self.pipeline is not None:

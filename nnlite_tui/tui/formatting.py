@@ -12,6 +12,8 @@ from typing import Any, Iterable, Union
 
 from textual.content import Content
 
+from nnlite_tui.core.names import cut_middle
+
 Span = Union[str, tuple[str, str]]  # text, or (text, style) as Content.assemble takes them
 GAP = "  "
 
@@ -68,15 +70,9 @@ def yes_no(value: Any) -> str:
 
 def shorten(text: str, width: int) -> str:
     """One line of at most `width` cells: the first line of `text`, middle cut out when too long
-    (the start names the thing, the end usually says what happened to it)."""
-    line = text.splitlines()[0] if text else ""
-    if len(line) <= width:
-        return line
-    if width <= 1:
-        return "…"[:width]
-    head = (width - 1) * 2 // 3
-    tail = width - 1 - head
-    return line[:head] + "…" + (line[-tail:] if tail else "")
+    (the start names the thing, the end usually says what happened to it). A unit's name is cut
+    with core.names.short_name instead, which keeps its `@...` suffix whole."""
+    return cut_middle(text.splitlines()[0] if text else "", width)
 
 
 def spans(*parts: Span | Content) -> list[tuple[str, str] | Content]:

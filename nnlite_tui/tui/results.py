@@ -2,20 +2,18 @@
 stage, median latency per device. Pure Python (no Textual), drawn by screens/results.py.
 
 The parameter count is not part of the pipeline's events; it is read once per finished model from
-its report (RUN_DIR/reports/<model>*.json, written when the model finished) and kept in ParamCache.
+its report (found by core.run_dir.reports_of, written when the model finished) and kept in ParamCache.
 """
 
 from __future__ import annotations
 
-import glob
-import json
 import math
 import statistics
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Iterable
 
+from nnlite_tui.core.run_dir import reports_of
 from nnlite_tui.tui.state import ModelRow
 
 DENSITY = " ·•●█"  # cells holding 0, 1, 2-3, 4-7, 8+ models
@@ -47,6 +45,31 @@ def failures_by_stage(rows: Iterable[ModelRow]) -> list[tuple[str, int]]:
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
+@dataclass(frozen=True)
+class FailureGroup:
+    """Failed units of one stage with the same error (its first line, without the stage)."""
+
+    stage: str
+    message: str
+    count: int
+    example: str  # the first such unit in the queue
+
+
+def failure_groups(rows: Iterable[ModelRow]) -> dict[str, list[FailureGroup]]:
+    """Each stage's failures by error, commonest first: hundreds of failures are mostly a few causes."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for row in rows:
+        if row.status == "failed":
+            stage = failure_stage(row)
+            first = (row.error or "").splitlines()[0] if row.error else ""
+            message = first[len(stage) + 1:].strip() if first.startswith(stage + ":") else first
+            found.setdefault((stage, " ".join(message.split()) or "(no message)"), []).append(row.name)
+    groups: dict[str, list[FailureGroup]] = {}
+    for (stage, message), names in sorted(found.items(), key=lambda item: (-len(item[1]), item[0])):
+        groups.setdefault(stage, []).append(FailureGroup(stage, message, len(names), names[0]))
+    return groups
+
+
 def device_figures(rows: Iterable[ModelRow]) -> list[DeviceFigures]:
     by_device: dict[str, list[float]] = {}
     for row in rows:
@@ -58,15 +81,7 @@ def device_figures(rows: Iterable[ModelRow]) -> list[DeviceFigures]:
 
 def read_params(run_dir: str | None, model: str) -> int | None:
     """The parameter count in the model's report, if it has one."""
-    if not run_dir:
-        return None
-    for name in sorted(glob.glob(str(Path(run_dir, "reports", glob.escape(model) + "*.json")))):
-        try:
-            data = json.loads(Path(name).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            continue  # being written: read again on a later refresh
-        if not isinstance(data, dict):
-            continue
+    for _, data in reports_of(run_dir, model):  # exactly this unit's; one being written is read later
         for holder in (data, data.get("model"), data.get("conversion")):
             value = holder.get("params") if isinstance(holder, dict) else None
             if isinstance(value, (int, float)) and value > 0:

@@ -6,6 +6,7 @@ Every pane renders from this one view; the App only feeds it events.
 
 from __future__ import annotations
 
+import statistics
 import time
 from pathlib import Path
 from collections import Counter, OrderedDict, defaultdict, deque
@@ -19,12 +20,16 @@ from nnlite_tui.core.events import (
     ModelLog,
     ModelStatus,
     Recovery,
+    ReferenceTimed,
+    RoundFinished,
     RunControl,
     RunFinished,
     RunStarted,
     StageFinished,
     StageStarted,
 )
+from nnlite_tui.core.progress import parse_phase_line
+from nnlite_tui.tui.live_phases import LivePhases, follow
 from nnlite_tui.tui.log_filter import LogFilter
 
 IN_FLIGHT = ("converting", "benchmarking")
@@ -35,6 +40,11 @@ LOG_FILE_TAIL_BYTES = 256 << 10
 ECHO_SECONDS = 5.0
 RATE_WINDOW = 200  # completions
 COUNTDOWN_GRACE_S = 5.0  # a tick this late after the previous one's end still continues its line
+REFERENCES_KEPT = 24  # reference figures per device for its trend
+SLOW_FACTOR = 3.0  # a conversion in flight this many times longer than the median is named as slow
+SLOW_MIN_S = 10.0  # ... and at least this long (a run of one-second conversions has no slow one at 3 s)
+SLOW_AFTER = 3  # conversions finished before the median is worth comparing against
+CONVERSIONS_KEPT = 1000  # the latest conversions' seconds, for that median
 
 
 @dataclass
@@ -64,6 +74,8 @@ class RunView:
         self.logs: OrderedDict[str, deque[str]] = OrderedDict()  # the LOGS_KEPT latest models' lines
         self.notable: deque[Event] = deque(maxlen=500)
         self.started_at: float | None = None
+        self.last_event_ts = 0.0
+        self.holds_conversions = False  # the runner stops conversions while a host benchmark times
         self.finished: RunFinished | None = None
         self.paused = False
         self.stopping = False
@@ -79,10 +91,21 @@ class RunView:
         self.log_filter = LogFilter()
         self.fresh_lines: defaultdict[str, list[str]] = defaultdict(list)  # shown lines not yet on screen
         self._countdowns: dict[tuple[str, str], Recovery] = {}  # the latest tick of each countdown
+        # Each device's reference-model medians (ms) in time order: its drift over the run.
+        self.references: defaultdict[str, deque[float]] = defaultdict(lambda: deque(maxlen=REFERENCES_KEPT))
+        self._paused_at: float | None = None  # when the operator's pause in force began
+        self._pauses: deque[tuple[float, float]] = deque(maxlen=1000)  # the operator's earlier pauses
+        self.phases: dict[str, LivePhases] = {}  # units in flight -> the phases their job has reached
+        self.conversion_s: deque[float] = deque(maxlen=CONVERSIONS_KEPT)  # finished, not from the cache
 
     # --- folding events ---
     def apply(self, event: Event) -> None:
+        if event.ts > self.last_event_ts:
+            self.last_event_ts = event.ts
         if isinstance(event, ModelLog):
+            mark = parse_phase_line(event.line)
+            if mark is not None and event.model in self.flying:
+                follow(self.phases, event.model, event.stage, mark, event.ts)
             line = self.log_filter.keep(event.model, event.line)
             if line is not None:
                 self._log_of(event.model).append(line)
@@ -95,6 +118,16 @@ class RunView:
             self.last_in_flight = event.model
         elif isinstance(event, StageFinished):
             self.row(event.model).stages[event.stage] = (event.ok, event.seconds, event.detail)
+            if event.stage == "convert" and event.ok and event.detail != "cached":
+                self.conversion_s.append(event.seconds)
+        elif isinstance(event, RoundFinished):
+            median = "invalid" if event.median_ms is None else f"median {event.median_ms:.4g} ms"
+            line = f"[nnlite] round {event.round} of {event.rounds} on {event.device}: {median}"
+            self._log_of(event.model).append(line)
+            self.fresh_lines[event.model].append(line)
+        elif isinstance(event, ReferenceTimed):
+            if event.median_ms is not None:
+                self.references[event.serial].append(event.median_ms)
         elif isinstance(event, DeviceState):
             self.devices[event.serial] = event
             if event.state in ("lost", "offline"):
@@ -124,10 +157,12 @@ class RunView:
         return lines
 
     def log_lines(self, model: str) -> list[str]:
-        """A model's latest log lines: from memory, else the end of RUN_DIR/logs/<model>.log."""
+        """A model's latest log lines: from memory, else (not in flight) the end of RUN_DIR/logs/<model>.log."""
         if model in self.logs:
             return list(self.logs[model])
-        if not self.run_dir:
+        if not self.run_dir or model in self.flying:
+            # In flight, its stage's lines are on their way as events: read from the file as well, the
+            # ones already written but not yet sent would show twice.
             return []
         try:
             with open(Path(self.run_dir, "logs", f"{model}.log"), "rb") as f:
@@ -168,10 +203,12 @@ class RunView:
 
     def _on_started(self, event: RunStarted) -> None:
         self.run_dir = event.run_dir
+        self.holds_conversions = event.holds_conversions
         self.started_at = event.ts
         self.finished = None
         self.stopping = False
         self.paused = False  # a (re)started runner starts running
+        self._end_pause(event.ts)
         for name in event.models:
             self.row(name)
         self.rate_since = event.ts
@@ -195,6 +232,7 @@ class RunView:
             self.flying[event.model] = event.ts
         else:
             self.flying.pop(event.model, None)
+            self.phases.pop(event.model, None)
         if event.status in TERMINAL and not was_terminal and row.active:
             self._completions.append(event.ts)
         row.active = event.status in ACTIVE
@@ -210,12 +248,26 @@ class RunView:
             return  # the runner's echo of the operator's own command (or its second note of it), already shown
         if event.action == "pause":
             self.paused = True
+            if self._paused_at is None:
+                self._paused_at = event.ts
         elif event.action == "resume":
             self.paused = False
+            self._end_pause(event.ts)
         elif event.action in ("stop_after_current", "stop_now"):
             self.stopping = True
             self.paused = False
+            self._end_pause(event.ts)
         self.notable.appendleft(event)
+
+    def _end_pause(self, ts: float) -> None:
+        if self._paused_at is not None:
+            self._pauses.append((self._paused_at, ts))
+            self._paused_at = None
+
+    def paused_within(self, start: float, end: float) -> float:
+        """Seconds of [start, end] the run spent paused by the operator."""
+        spans = list(self._pauses) + ([(self._paused_at, end)] if self._paused_at is not None else [])
+        return sum(max(0.0, min(b, end) - max(a, start)) for a, b in spans)
 
     # --- derived figures ---
     def counts(self) -> Counter[str]:
@@ -232,9 +284,16 @@ class RunView:
         return max(self.flying, key=self.flying.__getitem__)
 
     def elapsed(self) -> float:
+        """Seconds the run has been going: to its end, or (attached to a run no process owns any more)
+        to its last event, not on with the clock of a run that is not running."""
         if self.started_at is None:
             return 0.0
-        end = self.finished.ts if self.finished else self.clock()
+        if self.finished:
+            end = self.finished.ts
+        elif self.runner_alive is False:
+            end = self.last_event_ts
+        else:
+            end = self.clock()
         return max(0.0, end - self.started_at)
 
     def throughput_per_hour(self) -> float | None:
@@ -247,13 +306,34 @@ class RunView:
         since = self.rate_since
         if count == self._completions.maxlen:
             since, count = self._completions[0], count - 1
-        span = (self.finished.ts if self.finished else self.clock()) - since
+        end = self.finished.ts if self.finished else self.clock()
+        span = end - since - self.paused_within(since, end)  # a pause is not the run going slower
         return count * 3600.0 / span if span >= 1.0 else None
 
     def eta_seconds(self) -> float | None:
         rate = self.throughput_per_hour()
-        if not rate or self.finished:
+        if not rate or self.finished or self.runner_alive is False:
             return None
         counts = self.counts()
         remaining = len(self.models) - sum(counts[s] for s in TERMINAL)
         return remaining * 3600.0 / rate
+
+    def held_by(self) -> str | None:
+        """The unit a host benchmark times now, while conversions are held for it (--isolation pause)."""
+        if not self.holds_conversions:
+            return None
+        return next((d.model for d in self.devices.values() if d.kind == "host" and d.state == "busy" and d.model),
+                    None)
+
+    def slow_conversion(self) -> tuple[str, float, float] | None:
+        """The longest conversion in flight when it has run SLOW_FACTOR times the median conversion of
+        this run (and SLOW_MIN_S at least): (unit, seconds so far, the median); else None."""
+        if len(self.conversion_s) < SLOW_AFTER:
+            return None
+        converting = [(name, since) for name, since in self.flying.items()
+                      if self.models[name].status == "converting"]
+        if not converting:
+            return None
+        name, since = min(converting, key=lambda item: item[1])
+        took, median = self.clock() - since, statistics.median(self.conversion_s)
+        return (name, took, median) if took >= max(SLOW_MIN_S, SLOW_FACTOR * median) else None

@@ -70,3 +70,35 @@ def tiny_tflite(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("tflite") / "tiny.tflite"
     litert_torch.convert(Tiny().eval(), (torch.randn(1, 3, 16, 16),)).export(str(path))
     return path
+
+
+TINY_PTE = """
+import sys, torch
+from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+from executorch.exir import to_edge_transform_and_lower
+
+class Tiny(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.fc = torch.nn.Linear(4, 5)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.conv(x.permute(0, 3, 1, 2))).mean(dim=(2, 3)))
+
+torch.manual_seed(0)
+program = torch.export.export(Tiny().eval(), (torch.randn(1, 16, 16, 3),))
+with open(sys.argv[1], "wb") as fh:
+    to_edge_transform_and_lower(program, partitioner=[XnnpackPartitioner()]).to_executorch().write_to_file(fh)
+"""
+
+
+@pytest.fixture(scope="session")
+def tiny_pte(tmp_path_factory) -> Path:
+    """A real .pte lowered to XNNPACK (in a subprocess: executorch.exir's import stays out of the tests')."""
+    import sys
+
+    path = tmp_path_factory.mktemp("pte") / "tiny.pte"
+    done = subprocess.run([sys.executable, "-c", TINY_PTE, str(path)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return path

@@ -12,7 +12,7 @@ import sys
 from click.testing import CliRunner
 from nnlite_tui.cli import main
 import nnlite_tui.commands.run_cmd, nnlite_tui.commands.devices_cmd
-import nnlite_tui.core.run_setup, nnlite_tui.core.pipeline, nnlite_tui.core.cluster.session
+import nnlite_tui.core.run.setup, nnlite_tui.core.run.pipeline, nnlite_tui.core.cluster.session
 result = CliRunner().invoke(main, ["run", "--help"])
 assert result.exit_code == 0, result.output
 assert "--cluster" in result.output

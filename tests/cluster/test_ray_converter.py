@@ -16,8 +16,8 @@ ray = pytest.importorskip("ray")
 
 from nnlite_tui.core.cluster import transfer  # noqa: E402
 from nnlite_tui.core.cluster.session import connect  # noqa: E402
-from nnlite_tui.core.convert import ConvertOptions  # noqa: E402
-from nnlite_tui.core.sources import discover  # noqa: E402
+from nnlite_tui.core.convert.options import ConvertOptions  # noqa: E402
+from nnlite_tui.core.sources.discover import discover  # noqa: E402
 from nnlite_tui.core.spec import sha256_file  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -73,7 +73,7 @@ def test_cache_on_the_driver_and_a_lost_actor_is_a_transient_crash(cluster, tmp_
         # A new actor was started in its place and converts; the .tflite comes back to the driver.
         done = converter.convert(spec, tmp_path / "b.tflite", tmp_path / "b.log")
         assert done["ok"] and not done["cached"], done
-        assert sha256_file(tmp_path / "b.tflite") == done["tflite_sha256"]  # byte-exact from the worker
+        assert sha256_file(tmp_path / "b.tflite") == done["artifact_sha256"]  # byte-exact from the worker
     finally:
         converter.close()
     # Closed: no actor left, yet the same model comes from the driver's cache.
@@ -85,7 +85,7 @@ def test_cache_on_the_driver_and_a_lost_actor_is_a_transient_crash(cluster, tmp_
 
 def test_a_derived_precision_is_made_by_an_actor_from_the_drivers_fp32_and_keyed_as_locally(cluster, tmp_path):
     from nnlite_tui.core.cluster.ray_converter import RayConverter
-    from nnlite_tui.core.convert import Converter
+    from nnlite_tui.core.convert.converter import Converter
 
     fp32, int8 = discover([str(REPO / "sample_models")], include=("mnist_lenet",), precisions=("fp32", "int8"))
     options = ConvertOptions(cache_dir=tmp_path / "cache", calibration_samples=8)
@@ -100,9 +100,9 @@ def test_a_derived_precision_is_made_by_an_actor_from_the_drivers_fp32_and_keyed
     assert done["fp32_cached"] and done["converter"] == "ai-edge-quantizer" and done["node"], done
     log = (tmp_path / "int8.log").read_text()
     assert "[nnlite] cached conversion" in log and "[nnlite] deriving int8 from" in log, log
-    assert done["tflite_input_dtype"] == "int8" and done["quantization"]["input_quantization"]["scale"] > 0
+    assert done["artifact_input_dtype"] == "int8" and done["quantization"]["input_quantization"]["scale"] > 0
     assert done["accuracy"]["precision"] == "int8" and done["accuracy"]["verdict"] == "ok"
-    assert sha256_file(tmp_path / "int8.tflite") == done["tflite_sha256"]
+    assert sha256_file(tmp_path / "int8.tflite") == done["artifact_sha256"]
     # The local converter finds both in the same cache under its own keys: nothing is converted again
     # (no worker is even started), so a run may switch between --cluster and local freely.
     local = Converter(options, n_workers=1)
@@ -112,3 +112,30 @@ def test_a_derived_precision_is_made_by_an_actor_from_the_drivers_fp32_and_keyed
         assert not any(w.alive for w in local._all)
     finally:
         local.close()
+
+
+def test_an_actors_worker_runs_model_code_in_the_sandbox(cluster, tmp_path):
+    import json
+    import shutil
+
+    from nnlite_tui.core.cluster.ray_converter import RayConverter
+    from tests.core.sandbox_helpers import SKIP_REASON, Listener, sandbox_here
+
+    if not sandbox_here():
+        pytest.skip(SKIP_REASON)
+    listener = Listener()
+    folder = tmp_path / "models"
+    folder.mkdir()
+    shutil.copy(REPO / "tests" / "fixtures" / "sandbox_models" / "connects_out.py", folder)
+    (folder / "targets.json").write_text(json.dumps({"port": listener.port}))
+    spec = discover([str(folder / "connects_out.py")])[0]
+    converter = RayConverter(ConvertOptions(cache_dir=tmp_path / "cache"), n_workers=1)
+    try:
+        result = converter.convert(spec, tmp_path / "c.tflite", tmp_path / "c.log")
+    finally:
+        converter.close()
+        listener.close()
+    # On this machine the actor could reach the listener: its worker's sandbox is what stopped the model.
+    assert (result["stage"], result["cause"]) == ("instantiate", "network"), result
+    assert f"the model tried to connect to 127.0.0.1:{listener.port}" in result["error_message"]
+    assert listener.seen == []

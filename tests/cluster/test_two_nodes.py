@@ -92,10 +92,23 @@ def _events(out: Path) -> list[dict]:
     return [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines() if line.strip()]
 
 
-def _finished_ok(out: Path) -> list[tuple[str, str]]:
-    events = _events(out)
-    return [(e["model"], e["device"]) for e in events if e["type"] == "StageFinished"
-            and e["stage"] == "benchmark" and e["ok"]]
+def _finished_ok(out: Path) -> list[tuple[str, str, int]]:
+    """Every round that measured: (model, device, round)."""
+    return [(e["model"], e["device"], e["round"]) for e in _events(out) if e["type"] == "RoundFinished"
+            and e["median_ms"] is not None]
+
+
+def _benchmarking(out: Path, device: str) -> bool:
+    """Whether a benchmark stage on `device` has started and not finished (read while the run writes)."""
+    in_flight: set[str] = set()
+    for line in (out / "events.jsonl").read_text().splitlines():
+        try:
+            e = json.loads(line)
+        except json.JSONDecodeError:  # the line being written
+            continue
+        if e["type"] in ("StageStarted", "StageFinished") and e["stage"] == "benchmark" and e["device"] == device:
+            (in_flight.add if e["type"] == "StageStarted" else in_flight.discard)(e["model"])
+    return bool(in_flight)
 
 
 def test_devices_lists_each_node(lab, tmp_path):
@@ -123,13 +136,15 @@ def test_run_on_both_nodes_then_lose_one(lab, tmp_path):
     shown, _ = status.communicate(timeout=120)
     assert status.returncode == 0 and all(d in shown for d in devices), shown[-2000:]
 
-    # The same run again with a fresh cache, and the second node killed once a model is done.
+    # The same run again with a fresh cache, and the second node killed while it times a model, once a
+    # round has finished: killed between its jobs, the node could have no work left to lose.
     out2 = tmp_path / "run-lose-node2"
     proc = _nnlite(*_run_args(lab, out2), cache=tmp_path / "cache2")
     deadline = time.monotonic() + 400
-    while not (out2 / "events.jsonl").exists() or '"status": "done"' not in (out2 / "events.jsonl").read_text():
-        assert proc.poll() is None and time.monotonic() < deadline, "no model finished"
-        time.sleep(0.5)
+    while not (out2 / "events.jsonl").exists() or '"RoundFinished"' not in (out2 / "events.jsonl").read_text() \
+            or not _benchmarking(out2, devices[1]):
+        assert proc.poll() is None and time.monotonic() < deadline, "node2 never timed a model after a round"
+        time.sleep(0.1)
     assert lab["lab"].stop_node("node2") > 0
     log, _ = proc.communicate(timeout=600)
     assert proc.returncode == 0, log[-3000:]
@@ -143,7 +158,7 @@ def test_run_on_both_nodes_then_lose_one(lab, tmp_path):
     retries = [e for e in _events(out2) if e["type"] == "Recovery" and e["action"] == "retry"]
     assert any("lost" in e["detail"] for e in retries), "no job of the lost node was retried"
     finished = _finished_ok(out2)
-    assert len(finished) == len(set(finished)), "a benchmark was reported twice"
+    assert len(finished) == len(set(finished)), "a round was measured twice"
     store = RunStore(out2)
     try:
         statuses = {rec["name"]: rec["status"] for rec in store.all()}

@@ -1,4 +1,4 @@
-"""What a run leaves on disk: --keep-tflite, and a full disk that pauses conversions until there is room."""
+"""What a run leaves on disk: --keep-artifacts, and a full disk that pauses conversions until there is room."""
 
 from __future__ import annotations
 
@@ -8,45 +8,45 @@ import time
 
 import pytest
 
-from nnlite_tui.core.artifacts import keeps_tflite, prune_tflite
-from nnlite_tui.core.config import RunConfig
-from nnlite_tui.core.control import Control
-from nnlite_tui.core.convert import ConvertOptions
+from nnlite_tui.core.run.artifacts import keeps_artifact, prune_artifact
+from nnlite_tui.core.run.config import RunConfig
+from nnlite_tui.core.run.control import Control
+from nnlite_tui.core.convert.options import ConvertOptions
 from nnlite_tui.core.events import ModelStatus, RecordingReporter, Recovery
-from nnlite_tui.core.run_setup import build_pipeline
+from nnlite_tui.core.run.setup import build_pipeline
 from nnlite_tui.core.store import load_snapshot
 from tests.core.test_pipeline import FAST, make_cfg, reports, run, statuses
 
 
 def test_keep_policies():
-    assert [keeps_tflite(p, s) for p in ("all", "failed", "none") for s in ("done", "failed")] == [
+    assert [keeps_artifact(p, s) for p in ("all", "failed", "none") for s in ("done", "failed")] == [
         True, True, False, True, False, False]
-    with pytest.raises(ValueError, match="--keep-tflite"):
-        keeps_tflite("some", "done")
+    with pytest.raises(ValueError, match="--keep-artifacts"):
+        keeps_artifact("some", "done")
 
 
 def test_prune_removes_only_what_the_policy_drops(tmp_path):
     path = tmp_path / "m.tflite"
     path.write_bytes(b"x")
-    assert not prune_tflite("failed", "failed", path) and path.exists()
-    assert prune_tflite("failed", "done", path) and not path.exists()
-    assert not prune_tflite("none", "done", path)  # already gone: nothing to do, no error
+    assert not prune_artifact("failed", "failed", path) and path.exists()
+    assert prune_artifact("failed", "done", path) and not path.exists()
+    assert not prune_artifact("none", "done", path)  # already gone: nothing to do, no error
 
 
 def test_keep_none_leaves_reports_and_no_tflite(tmp_path, good_models):
     out = tmp_path / "run"
-    outcome, _ = run(make_cfg(out, [good_models], keep_tflite="none"))
+    outcome, _ = run(make_cfg(out, [good_models], keep_artifacts="none"))
     assert outcome.counts.get("done") == 2
     assert len(reports(out)) == 2
-    assert list((out / "tflite").glob("*.tflite")) == []
+    assert list((out / "artifacts").glob("*.tflite")) == []
     _, records = load_snapshot(out)
-    assert all(r["tflite"] is None for r in records)
+    assert all(r["artifact"] is None for r in records)
 
 
 def test_keep_all_keeps_every_converted_file(tmp_path, good_models):
     out = tmp_path / "run"
-    run(make_cfg(out, [good_models], keep_tflite="all"))
-    assert sorted(p.name for p in (out / "tflite").glob("*.tflite")) == ["tiny_conv.tflite", "wide_conv.tflite"]
+    run(make_cfg(out, [good_models], keep_artifacts="all"))
+    assert sorted(p.name for p in (out / "artifacts").glob("*.tflite")) == ["tiny_conv.tflite", "wide_conv.tflite"]
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from nnlite_tui.core.convert_cache import ConversionCache
+from nnlite_tui.core.convert.cache import ConversionCache
 from tests.core.test_convert_cache import MB, _key, _store
 
 REPO = Path(__file__).resolve().parents[2]

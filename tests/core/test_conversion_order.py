@@ -5,10 +5,10 @@ from __future__ import annotations
 import shutil
 import time
 
-from nnlite_tui.core.conversion_cost import CACHED, estimate_s, probe
+from nnlite_tui.core.convert.ranking import CACHED, estimate_s, probe
 from nnlite_tui.core.events import RunStarted, StageStarted
-from nnlite_tui.core.scheduling import WorkQueue
-from nnlite_tui.core.sources import discover
+from nnlite_tui.core.run.scheduling import WorkQueue
+from nnlite_tui.core.sources.discover import discover
 from tests.core.test_pipeline import make_cfg, run
 
 # Many modules and parameters, still quick to convert: the costliest of the folder by far.

@@ -7,8 +7,9 @@ import sys
 
 import pytest
 
-from nnlite_tui.core.convert import ConvertOptions, Converter
-from nnlite_tui.core.sources import discover
+from nnlite_tui.core.convert.options import ConvertOptions
+from nnlite_tui.core.convert.converter import Converter
+from nnlite_tui.core.sources.discover import discover
 from tests.conftest import FIXTURES
 
 
@@ -16,7 +17,7 @@ from tests.conftest import FIXTURES
 def converter(tmp_path_factory):
     """One converter for the module: the worker's 5 s import is paid once (and again after kills)."""
     cache = tmp_path_factory.mktemp("convert-cache")
-    opts = ConvertOptions(timeout_s=20, mem_cap_mb=2500, recycle_after=50, cache_dir=cache, workers=1)
+    opts = ConvertOptions(timeout_s=10, mem_cap_mb=2500, recycle_after=50, cache_dir=cache, workers=1)
     conv = Converter(opts, log_dir=tmp_path_factory.mktemp("logs"), n_workers=1)
     yield conv
     conv.close()
@@ -32,10 +33,10 @@ def test_good_model_converts_channels_last_and_matches_pytorch(converter, good_m
     assert result["ok"], result
     assert result["stage"] == "done"
     assert result["layout"] == "NHWC"
-    assert result["tflite_input_shape"] == [1, 32, 32, 3]
+    assert result["artifact_input_shape"] == [1, 32, 32, 3]
     assert result["output_shapes"] == [[1, 10]]
     assert 0 <= result["max_abs_diff"] < 1e-4
-    assert (tmp_path / "tiny.tflite").stat().st_size == result["tflite_bytes"] > 0
+    assert (tmp_path / "tiny.tflite").stat().st_size == result["artifact_bytes"] > 0
     assert result["params"] == 3 * 8 * 9 + 8 + 8 * 10 + 10
     assert result["converter_version"] == "0.10.0"
     assert result["validation"]["inputs"] == 2
@@ -64,7 +65,7 @@ def test_second_conversion_comes_from_cache(converter, good_models, tmp_path):
     again = converter.convert(spec, tmp_path / "b.tflite", tmp_path / "b.log")
     assert first["ok"] and again["ok"]
     assert again["cached"] is True
-    assert again["tflite_sha256"] == first["tflite_sha256"]
+    assert again["artifact_sha256"] == first["artifact_sha256"]
     assert (tmp_path / "b.tflite").read_bytes() == (tmp_path / "a.tflite").read_bytes()
     assert "cached conversion" in (tmp_path / "b.log").read_text()
 
@@ -132,8 +133,8 @@ def test_orchestrator_never_imports_torch(good_models, tmp_path):
 
     code = (
         "import sys, pathlib\n"
-        "from nnlite_tui.core.convert import Converter, ConvertOptions\n"
-        "from nnlite_tui.core.sources import discover\n"
+        "from nnlite_tui.core.convert.converter import Converter, ConvertOptions\n"
+        "from nnlite_tui.core.sources.discover import discover\n"
         f"spec = discover([{str(good_models)!r}])[0]\n"
         f"c = Converter(ConvertOptions(cache_dir=pathlib.Path({str(tmp_path / 'c')!r})), n_workers=1)\n"
         f"r = c.convert(spec, pathlib.Path({str(tmp_path / 'x.tflite')!r})); c.close()\n"
@@ -153,7 +154,7 @@ def test_convert_cli_reports_every_bad_model_and_goes_on(bad_models, good_models
         shutil.copy(f, bad_models / f.name)
     (bad_models / "memory_hog.py").unlink()  # covered above; it would need a low cap here
     out = subprocess.run([sys.executable, "-m", "nnlite_tui", "convert", str(bad_models), "--out", str(tmp_path / "o"),
-                          "--timeout", "20", "--workers", "1"], capture_output=True, text=True, timeout=400)
+                          "--timeout", "10", "--workers", "1"], capture_output=True, text=True, timeout=400)
     assert out.returncode == 0, out.stderr[-2000:]
     lines = out.stdout.splitlines()
     for name, stage in [("syntax_error", "import"), ("ctor_raises", "instantiate"), ("loops_forever", "timeout"),
@@ -182,4 +183,4 @@ def test_channels_last_input_keeps_view_based_models_working(converter, tmp_path
     spec = discover([str(FIXTURES / "view_flatten.py")])[0]
     result = converter.convert(spec, tmp_path / "view.tflite")
     assert result["ok"], result
-    assert result["tflite_input_shape"] == [1, 32, 32, 3]
+    assert result["artifact_input_shape"] == [1, 32, 32, 3]

@@ -10,13 +10,14 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from nnlite_tui.core.convert_cache import TMP, CacheWriteError, ConversionCache
-from nnlite_tui.core.convert_cache_scan import cache_usage
+from nnlite_tui.core.convert.cache import TMP, CacheWriteError, ConversionCache
+from nnlite_tui.core.convert.cache_scan import cache_usage
 from nnlite_tui.core.disk import GB
 
 MB = 10**6
@@ -36,8 +37,8 @@ def _payload(key: str, size: int) -> bytes:
 def _store(cache: ConversionCache, key: str, size: int) -> dict:
     staging = cache.staging(key)
     data = _payload(key, size)
-    staging.tflite.write_bytes(data)
-    result = {"ok": True, "stage": "done", "tflite_bytes": size, "tflite_sha256": hashlib.sha256(data).hexdigest()}
+    staging.artifact.write_bytes(data)
+    result = {"ok": True, "stage": "done", "artifact_bytes": size, "artifact_sha256": hashlib.sha256(data).hexdigest()}
     try:
         return cache.commit(staging, result)
     finally:
@@ -112,7 +113,7 @@ WORKER = textwrap.dedent("""
     from pathlib import Path
     sys.path.insert(0, sys.argv[1])
     from tests.core.test_convert_cache import _key, _payload, _store
-    from nnlite_tui.core.convert_cache import ConversionCache
+    from nnlite_tui.core.convert.cache import ConversionCache
     cache = ConversionCache(Path(sys.argv[2]), max_gb=float(sys.argv[3]))
     out = Path(sys.argv[4])
     rng = random.Random(int(sys.argv[5]))
@@ -130,7 +131,7 @@ WORKER = textwrap.dedent("""
             continue
         hits += 1
         data = dest.read_bytes()
-        if data != _payload(key, size) or hashlib.sha256(data).hexdigest() != hit["tflite_sha256"]:
+        if data != _payload(key, size) or hashlib.sha256(data).hexdigest() != hit["artifact_sha256"]:
             bad += 1
     print(hits, bad)
 """)
@@ -159,7 +160,7 @@ def test_concurrent_writers_and_readers_only_ever_see_whole_entries(tmp_path):
     for entry in cache.entries():  # every stored entry is whole and consistent
         meta = json.loads((entry.path / "meta.json").read_text())
         data = (entry.path / "model.tflite").read_bytes()
-        assert hashlib.sha256(data).hexdigest() == meta["tflite_sha256"] and data == _payload(entry.key, len(data))
+        assert hashlib.sha256(data).hexdigest() == meta["artifact_sha256"] and data == _payload(entry.key, len(data))
     assert cache_usage(root).total_bytes <= 0.3 * MB + 100_000  # at most one entry over: the last written
     assert not list((root / TMP).iterdir()), "a writer left its staging directory behind"
 
@@ -218,7 +219,7 @@ def test_a_model_that_does_not_fit_leaves_no_entry_and_a_clear_error(small_fs):
     filler = _fill(small_fs, leave=256 * 1024)
     staging = cache.staging(key)
     with pytest.raises(OSError) as exc:  # what the converter meets while writing the .tflite
-        staging.tflite.write_bytes(_payload(key, 2 * MB))
+        staging.artifact.write_bytes(_payload(key, 2 * MB))
     worker_said = {"ok": False, "stage": "serialize", "error_type": "OSError", "error_message": str(exc.value)}
     result = cache.commit(staging, worker_said)
     assert result["ok"] is False and result["stage"] == "crash" and result["error_type"] == "DiskFull"
@@ -227,7 +228,7 @@ def test_a_model_that_does_not_fit_leaves_no_entry_and_a_clear_error(small_fs):
     _no_partial_entry(cache, key)
     filler.unlink()  # with room again, the same key stores whole
     _store(cache, key, 2 * MB)
-    assert cache.fetch(key, small_fs / "out.tflite")["tflite_bytes"] == 2 * MB
+    assert cache.fetch(key, small_fs / "out.tflite")["artifact_bytes"] == 2 * MB
 
 
 def test_a_result_that_cannot_be_recorded_leaves_no_entry(small_fs):
@@ -235,8 +236,8 @@ def test_a_result_that_cannot_be_recorded_leaves_no_entry(small_fs):
     key = _key(2)
     staging = cache.staging(key)
     _fill(staging.dir)  # the .tflite itself took the last byte: meta.json cannot be written
-    staging.dir.joinpath("filler").rename(staging.tflite)
-    result = cache.commit(staging, {"ok": True, "stage": "done", "tflite_sha256": "x"}, small_fs / "run" / "m.tflite")
+    staging.dir.joinpath("filler").rename(staging.artifact)
+    result = cache.commit(staging, {"ok": True, "stage": "done", "artifact_sha256": "x"}, small_fs / "run" / "m.tflite")
     assert result["error_type"] == "DiskFull" and result["stage"] == "crash"
     _no_partial_entry(cache, key)
     assert not (small_fs / "run" / "m.tflite").exists()
@@ -263,8 +264,9 @@ def test_the_default_cap_is_a_quarter_of_the_free_space_at_first_use_and_stays(s
 
 @pytest.mark.slow
 def test_a_real_conversion_on_a_full_disk_fails_transiently_then_converts_and_caches(small_fs, good_models, tmp_path):
-    from nnlite_tui.core.convert import ConvertOptions, Converter
-    from nnlite_tui.core.sources import discover
+    from nnlite_tui.core.convert.options import ConvertOptions
+    from nnlite_tui.core.convert.converter import Converter
+    from nnlite_tui.core.sources.discover import discover
 
     spec = next(s for s in discover([str(good_models)]) if s.name == "tiny_conv")
     options = ConvertOptions(cache_dir=small_fs / "cache", workers=1, timeout_s=120, cache_max_gb=1)
@@ -291,13 +293,50 @@ def test_an_entry_of_the_older_flat_layout_is_counted_then_moved_in_when_asked_f
         data = _payload(k, 5000)
         (root / k[:2] / f"{k}.tflite").write_bytes(data)
         (root / k[:2] / f"{k}.json").write_text(json.dumps({"ok": True, "stage": "done",
-                                                            "tflite_sha256": hashlib.sha256(data).hexdigest()}))
+                                                            "artifact_sha256": hashlib.sha256(data).hexdigest()}))
     cache = ConversionCache(root, max_gb=1)
     assert {(e.key, e.legacy, e.ok) for e in cache.entries()} == {(key, True, True), (stale, True, True)}
     hit = cache.fetch(key, tmp_path / "run" / "m.tflite")
-    assert hit["tflite_path"] == str(tmp_path / "run" / "m.tflite")
+    assert hit["artifact_path"] == str(tmp_path / "run" / "m.tflite")
     assert (tmp_path / "run" / "m.tflite").read_bytes() == _payload(key, 5000)
     assert not (root / key[:2] / f"{key}.json").exists() and cache.paths(key)[1].is_file()
     assert {(e.key, e.legacy) for e in cache.entries()} == {(key, False), (stale, True)}
     assert [e.key for e in cache.evict(max_bytes=6000).removed] == [stale]  # never used since: first out
     assert not list((root / stale[:2]).glob(stale + ".*"))
+
+
+def test_two_units_asking_for_one_conversion_at_once_convert_it_once(tmp_path):
+    """An int8 unit taken while its fp32 unit converts waits for that conversion instead of doing it again."""
+    from nnlite_tui.core.convert.cached_job import through_cache
+
+    cache = ConversionCache(tmp_path / "c", max_gb=1)
+    key, release, calls = _key(41), threading.Event(), []
+
+    def run(staged: Path) -> dict:
+        calls.append(threading.current_thread().name)
+        release.wait(30)  # the first job is still running while the second unit asks
+        data = _payload(key, 1000)
+        staged.write_bytes(data)
+        return {"ok": True, "stage": "done", "artifact_bytes": 1000, "artifact_sha256": hashlib.sha256(data).hexdigest()}
+
+    results = {}
+    threads = [threading.Thread(target=lambda n=n: results.__setitem__(n, through_cache(
+        cache, key, tmp_path / f"dest{n}.tflite", run, log_path=tmp_path / f"unit{n}.log")), name=f"unit{n}")
+        for n in (0, 1)]
+    def wait_until(condition) -> bool:
+        deadline = time.monotonic() + 20
+        while not condition() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return condition()
+
+    threads[0].start()
+    assert wait_until(lambda: calls)  # the first unit's job has begun
+    threads[1].start()
+    waited = wait_until(lambda: (tmp_path / "unit1.log").exists() or len(calls) > 1)  # the second waits, or runs
+    release.set()
+    for t in threads:
+        t.join(30)
+    assert waited and calls == ["unit0"]
+    assert results[0]["cached"] is False and results[1]["cached"] is True
+    assert (tmp_path / "dest1.tflite").read_bytes() == _payload(key, 1000)
+    assert "waiting for the same job" in (tmp_path / "unit1.log").read_text()

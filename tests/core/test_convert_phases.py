@@ -6,14 +6,16 @@ from __future__ import annotations
 import json
 import threading
 
-from nnlite_tui.core.convert import ConvertOptions, Converter
-from nnlite_tui.core.convert_phases import PhaseClock, merged, totals
-from nnlite_tui.core.convert_step import Attempt, convert_step
-from nnlite_tui.core.events import RecordingReporter, StageFinished, event_from_dict
-from nnlite_tui.core.jsonl import JsonlReporter
+from nnlite_tui.core.convert.options import ConvertOptions
+from nnlite_tui.core.convert.converter import Converter
+from nnlite_tui.core.convert.phases import PhaseClock, merged, totals
+from nnlite_tui.core.convert.step import Attempt, convert_step
+from nnlite_tui.core.events import ModelLog, RecordingReporter, StageFinished, event_from_dict
+from nnlite_tui.core.progress import parse_phase_line
+from nnlite_tui.core.run.jsonl import JsonlReporter
 from nnlite_tui.core.outcomes import ConversionResult
-from nnlite_tui.core.report import build_report
-from nnlite_tui.core.sources import discover
+from nnlite_tui.core.report.document import build_report
+from nnlite_tui.core.sources.discover import discover
 
 WORKER_PHASES = {"build", "reference", "export", "lower", "serialize", "validate", "hash"}
 
@@ -37,6 +39,17 @@ def test_a_fresh_conversion_records_every_phase_and_a_cache_hit_only_its_fetch(g
     # The worker's phases cover its job: together they are nearly all of its wall time.
     worker_wall = sum(phases[p]["s"] for p in WORKER_PHASES)
     assert 0.9 * fresh["seconds"] <= worker_wall <= fresh["seconds"] + 0.01
+
+    # Each phase was marked in the log as it began (streamed as ModelLog while the job ran), at the
+    # second the worker's own totals put it: the phases before it, summed.
+    marks = [m for m in (parse_phase_line(e.line) for e in rec.of(ModelLog)) if m is not None]
+    order = [m.phase for m in marks]
+    assert order == [p for p in ("build", "reference", "export", "lower", "serialize", "validate", "hash")
+                     if p in phases], order
+    elapsed = 0.0
+    for mark in marks:
+        assert abs(mark.at_s - elapsed) < 0.05 + 0.02 * elapsed, (mark, elapsed)
+        elapsed += phases[mark.phase]["s"]
 
     finished = rec.of(StageFinished)[-1]
     assert finished.stage == "convert" and finished.phases == phases

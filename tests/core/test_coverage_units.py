@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from nnlite_tui.core import lemur
-from nnlite_tui.core.failure_causes import classify, lowering_op
-from nnlite_tui.core.memory_cap import CEILING_MB, FLOOR_MB, default_mem_cap_mb, over_cap_message
-from nnlite_tui.core.sources import discover
+from nnlite_tui.core.sources import lemur
+from nnlite_tui.core.convert.causes import classify, lowering_op
+from nnlite_tui.core.convert.memory_cap import CEILING_MB, FLOOR_MB, default_mem_cap_mb, over_cap_message
+from nnlite_tui.core.sources.discover import discover
 from tests.conftest import FIXTURES
 
 TREE = FIXTURES / "coverage"

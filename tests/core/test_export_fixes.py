@@ -7,7 +7,7 @@ import pytest
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
 
-from nnlite_tui.core.export_fixes import exact_rewrites  # noqa: E402
+from nnlite_tui.core.convert.worker.export_fixes import exact_rewrites  # noqa: E402
 
 
 @pytest.mark.parametrize(("shape", "out"), [
@@ -33,3 +33,22 @@ def test_bilinear_and_high_rank_linear():
     with exact_rewrites():
         got = bil(a, b), lin(x)
     assert torch.allclose(got[0], want[0], atol=1e-6) and torch.equal(got[1], want[1])
+
+
+def test_the_causal_mask_hint_is_returned_as_given_and_the_decoder_computes_the_same():
+    g = torch.Generator().manual_seed(0)
+    torch.manual_seed(0)
+    dec = torch.nn.TransformerDecoder(torch.nn.TransformerDecoderLayer(16, 2, 32, batch_first=True), 2).eval()
+    tgt, memory = torch.randn(1, 6, 16, generator=g), torch.randn(1, 9, 16, generator=g)
+    mask = torch.nn.Transformer.generate_square_subsequent_mask(6)
+    import torch.nn.modules.transformer as transformer
+
+    with torch.no_grad():
+        want = dec(tgt, memory, tgt_mask=mask)
+        assert transformer._detect_is_causal_mask(mask) is True  # PyTorch compares the mask's values
+        with exact_rewrites():
+            assert transformer._detect_is_causal_mask(mask) is False  # the hint as given: none
+            assert transformer._detect_is_causal_mask(mask, True) is True
+            got = dec(tgt, memory, tgt_mask=mask)
+    assert transformer._detect_is_causal_mask(mask) is True  # restored
+    assert torch.allclose(got, want, atol=1e-6)

@@ -8,9 +8,10 @@ import sys
 
 import pytest
 
-from nnlite_tui.core.bench import BenchSettings
+from nnlite_tui.core.bench.settings import BenchSettings
 from nnlite_tui.core.devices.host_bench import thp_mode
 from nnlite_tui.core.devices.local import HUGE_PAGES_TUNABLE, LocalDevice, bench_env
+from nnlite_tui.core.outcomes import Artifact
 
 # Allocates 64 MB the way XNNPACK's packed weights are (one big malloc), touches it, then reports
 # how much of this process's anonymous memory the kernel put in huge pages.
@@ -50,16 +51,17 @@ def test_the_benchmark_environment_really_gets_huge_pages(monkeypatch):
 
 
 def test_host_result_names_the_memory_policy(tmp_path, good_models):
-    from nnlite_tui.core.convert import ConvertOptions, Converter
-    from nnlite_tui.core.sources import discover
+    from nnlite_tui.core.convert.options import ConvertOptions
+    from nnlite_tui.core.convert.converter import Converter
+    from nnlite_tui.core.sources.discover import discover
 
     (spec,) = discover([str(good_models)], include=["wide_conv"])
     with Converter(ConvertOptions(cache_dir=tmp_path / "cache")) as conv:
         converted = conv.convert(spec, tmp_path / "wide_conv.tflite")
     assert converted["ok"], converted
     settings = BenchSettings(warmup=1, runs=5, min_seconds=0)
-    on = LocalDevice().benchmark(converted["tflite_path"], settings, "t")
-    off = LocalDevice(huge_pages=False).benchmark(converted["tflite_path"], settings, "t")
+    on = LocalDevice().benchmark(Artifact(converted["artifact_path"]), settings, "t")
+    off = LocalDevice(huge_pages=False).benchmark(Artifact(converted["artifact_path"]), settings, "t")
     assert on["valid"] and off["valid"]
     assert HUGE_PAGES_TUNABLE in on["huge_pages"]["glibc_tunables"]
     assert not (off["huge_pages"]["glibc_tunables"] or "").count("hugetlb=1")

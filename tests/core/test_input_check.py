@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nnlite_tui.core.bench import make_input
-from nnlite_tui.core.input_check import check_block, expected_input, fill_record, quantized_normal_moments, verify
+from nnlite_tui.core.bench.input_fill import make_input
+from nnlite_tui.core.bench.input_check import check_block, expected_input, fill_record, quantized_normal_moments, verify
 
 SHAPE, SEED = (1, 28, 28, 1), 0
 MODEL = {"dtype": "int8", "scale": 0.0235, "zero_point": -3}
@@ -55,12 +55,12 @@ def test_parameters_read_from_the_wrong_place_are_named():
 
 
 def test_a_wrong_fill_makes_the_benchmark_invalid_and_a_float_model_is_not_checked():
-    conversion = {"tflite_input_dtype": "int8",
+    conversion = {"artifact_input_dtype": "int8",
                   "quantization": {"input_quantization": {"scale": MODEL["scale"], "zero_point": MODEL["zero_point"]}}}
     assert expected_input(conversion) == MODEL
     good = {"valid": True, "input_fill": [_fed()], "stats": {"median_ns": 1.0}}
     assert check_block(good, conversion)["input_check"]["verified"] is True and check_block(good, conversion)["valid"]
     bad = check_block({**good, "input_fill": [_fed(scale=MODEL["scale"] * 2)]}, conversion)
     assert bad["valid"] is False and bad["error_stage"] == "input" and "standard deviation" in bad["error_message"]
-    fp32 = {"tflite_input_dtype": "float32", "quantization": None}
+    fp32 = {"artifact_input_dtype": "float32", "quantization": None}
     assert expected_input(fp32) is None and check_block(good, fp32) is good

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import time
 
-from nnlite_tui.core.convert import ConvertOptions, Converter, PauseGate
-from nnlite_tui.core.isolation import HostIsolation
+from nnlite_tui.core.convert.options import ConvertOptions
+from nnlite_tui.core.convert.converter import Converter
+from nnlite_tui.core.convert.pool import PauseGate
+from nnlite_tui.core.bench.isolation import HostIsolation
 
 
 def _state(pid: int) -> str:

@@ -14,15 +14,16 @@ import time
 
 import pytest
 
-from nnlite_tui.core.bench import BenchSettings
-from nnlite_tui.core.bench_step import bench_step
-from nnlite_tui.core.convert_step import Attempt
+from nnlite_tui.core.bench.settings import BenchSettings
+from nnlite_tui.core.bench.step import bench_step
+from nnlite_tui.core.convert.step import Attempt
 from nnlite_tui.core.devices.base import DeviceError
 from nnlite_tui.core.devices.local import LocalDevice
 from nnlite_tui.core.events import RecordingReporter, StageFinished
 from nnlite_tui.core.outcomes import Benchmarked, BenchJob, ConversionResult
 from nnlite_tui.core.spec import ModelSpec
 from nnlite_tui.simdevice.adb_server import TINY_MODEL
+from nnlite_tui.core.outcomes import Artifact
 
 QUICK = BenchSettings(warmup=1, runs=5, min_seconds=0, warmup_seconds=0)
 
@@ -60,12 +61,12 @@ def test_each_model_gets_a_fresh_process_that_imported_litert_ahead(device, tfli
     first = device._spare.proc
     assert first.poll() is None  # started and waiting for its model
     assert "ai_edge_litert" in _maps(first.pid)  # the runtime's library is loaded before the model is due
-    assert device.benchmark(tflite, QUICK, "t")["valid"]
+    assert device.benchmark(Artifact(tflite), QUICK, "t")["valid"]
     assert first.wait(10) == 0  # it measured one model and exited
     device.ready_for_benchmark()
     second = device._spare.proc
     assert second.pid != first.pid and second.poll() is None
-    result = device.benchmark(tflite, QUICK, "t")
+    result = device.benchmark(Artifact(tflite), QUICK, "t")
     assert result["valid"] and second.wait(10) == 0
 
 
@@ -74,12 +75,12 @@ def test_pinning_and_huge_pages_reach_the_prestarted_process(tflite):
     dev = LocalDevice(prestart=True, cpus=cpus, timeout_s=120)
     try:
         dev.ready_for_benchmark()
-        result = dev.benchmark(tflite, QUICK, "t")
+        result = dev.benchmark(Artifact(tflite), QUICK, "t")
         assert result["cpu_affinity"] == cpus
         assert "glibc.malloc.hugetlb=1" in (result["huge_pages"]["glibc_tunables"] or "")
         dev.pin_cpus(None)  # the spare pinned to the old cores cannot serve: a new one replaces it
         dev.ready_for_benchmark()
-        assert dev.benchmark(tflite, QUICK, "t")["cpu_affinity"] == sorted(os.sched_getaffinity(0))
+        assert dev.benchmark(Artifact(tflite), QUICK, "t")["cpu_affinity"] == sorted(os.sched_getaffinity(0))
     finally:
         dev.close()
 
@@ -89,7 +90,7 @@ def test_a_crash_while_timing_is_reported_and_the_next_model_still_runs(device, 
 
     def run() -> None:
         try:
-            device.benchmark(tflite, BenchSettings(warmup=1, runs=5, min_seconds=60, max_seconds=60), "t")
+            device.benchmark(Artifact(tflite), BenchSettings(warmup=1, runs=5, min_seconds=60, max_seconds=60), "t")
         except DeviceError as err:
             errors.append(err)
 
@@ -102,7 +103,7 @@ def test_a_crash_while_timing_is_reported_and_the_next_model_still_runs(device, 
     worker.join(30)
     assert not worker.is_alive()
     assert errors and errors[0].kind == "crash" and "SIGSEGV" in str(errors[0])
-    assert device.benchmark(tflite, QUICK, "t")["valid"]
+    assert device.benchmark(Artifact(tflite), QUICK, "t")["valid"]
 
 
 def test_the_isolation_starts_after_the_process_is_ready(device, tflite):
@@ -115,7 +116,7 @@ def test_the_isolation_starts_after_the_process_is_ready(device, tflite):
         yield
 
     spec = ModelSpec(name="tiny", kind="lemur", file=None, sha256="0")
-    job = BenchJob(spec=spec, conversion=ConversionResult(model="tiny", ok=True, tflite_path=tflite))
+    job = BenchJob(spec=spec, conversion=ConversionResult(model="tiny", ok=True, artifact_path=tflite))
     reporter = RecordingReporter()
     outcome = bench_step(job, device, settings=QUICK, run_id="t", cancel=threading.Event(), emit=reporter.emit,
                          attempt=Attempt(1, 1, 0.0), isolate=isolate)

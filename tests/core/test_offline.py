@@ -7,7 +7,7 @@ import subprocess
 import sys
 import textwrap
 
-from nnlite_tui.core.offline import DOWNLOADS
+from nnlite_tui.core.convert.worker.offline import DOWNLOADS
 from tests.conftest import REPO
 
 
@@ -22,7 +22,7 @@ def _run(code: str, tmp_path) -> dict:
 def test_outbound_connections_and_downloads_are_refused_at_once_loopback_is_not(tmp_path):
     out = _run("""
         import json, os, socket, time, urllib.request
-        from nnlite_tui.core import offline
+        from nnlite_tui.core.convert.worker import offline
         offline.enforce()
         server = socket.create_server(("127.0.0.1", 0))
         port = server.getsockname()[1]
@@ -60,7 +60,7 @@ def test_outbound_connections_and_downloads_are_refused_at_once_loopback_is_not(
 def test_a_checkpoint_already_in_the_hub_cache_still_loads(tmp_path):
     out = _run("""
         import json, os, torch
-        from nnlite_tui.core import offline
+        from nnlite_tui.core.convert.worker import offline
         offline.enforce()
         cache = os.path.join(torch.hub.get_dir(), "checkpoints")
         os.makedirs(cache)

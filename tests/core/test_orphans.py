@@ -1,5 +1,8 @@
 """A runner killed while its conversion worker was paused leaves a stopped orphan; the next runner
-on the same run directory ends it, and leaves other runs' workers alone."""
+on the same run directory ends it, and leaves other runs' workers alone.
+
+Only without the sandbox (--no-sandbox, or a machine without bubblewrap): a sandboxed worker dies
+with its runner (tests/core/test_sandbox_worker.py shows it)."""
 
 from __future__ import annotations
 
@@ -9,13 +12,14 @@ import time
 
 import psutil
 
-from nnlite_tui.core.convert import ConvertOptions, Converter
+from nnlite_tui.core.convert.options import ConvertOptions
+from nnlite_tui.core.convert.converter import Converter
 
 ORPHAN_MAKER = """
 import os, signal, sys, time
 from pathlib import Path
-from nnlite_tui.core.convert import Converter, ConvertOptions
-conv = Converter(ConvertOptions(workers=1), log_dir=Path(sys.argv[1]), n_workers=1)
+from nnlite_tui.core.convert.converter import Converter, ConvertOptions
+conv = Converter(ConvertOptions(workers=1, sandbox="off"), log_dir=Path(sys.argv[1]), n_workers=1)
 worker = conv._all[0]
 worker.start()
 os.killpg(worker.process.pid, signal.SIGSTOP)  # paused for a host benchmark ...
@@ -42,7 +46,7 @@ def test_the_next_runner_ends_its_runs_stopped_orphans_only(tmp_path):
     theirs.mkdir(parents=True)
     orphan, other = make_orphan(ours), make_orphan(theirs)
     try:
-        Converter(ConvertOptions(workers=1), log_dir=ours, n_workers=1).close()
+        Converter(ConvertOptions(workers=1, sandbox="off"), log_dir=ours, n_workers=1).close()
         deadline = time.monotonic() + 30
         while orphan.is_running() and orphan.status() != psutil.STATUS_ZOMBIE and time.monotonic() < deadline:
             time.sleep(0.05)

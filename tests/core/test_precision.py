@@ -14,19 +14,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nnlite_tui.core.bench import BenchSettings, make_input
-from nnlite_tui.core.config import RunConfig
-from nnlite_tui.core.control import Control
-from nnlite_tui.core.convert import ConvertOptions
+from nnlite_tui.core.bench.settings import BenchSettings
+from nnlite_tui.core.bench.input_fill import make_input
+from nnlite_tui.core.run.config import RunConfig
+from nnlite_tui.core.run.control import Control
+from nnlite_tui.core.convert.options import ConvertOptions
 from nnlite_tui.core.events import RecordingReporter, StageStarted
-from nnlite_tui.core.precision import PRECISIONS, base_spec, expand, parse_precisions
-from nnlite_tui.core.report import write_lemur
-from nnlite_tui.core.run_setup import build_pipeline
-from nnlite_tui.core.sources import SourceError, discover
+from nnlite_tui.core.sources.units import PRECISIONS, base_spec, expand, parse_precisions
+from nnlite_tui.core.report.document import write_lemur
+from nnlite_tui.core.run.setup import build_pipeline
+from nnlite_tui.core.sources.discover import SourceError
+from nnlite_tui.core.sources.discover import discover
 from nnlite_tui.core.spec import ModelSpec
 from nnlite_tui.core.store import load_snapshot
-from nnlite_tui.core.summary import write_summary
-from nnlite_tui.core.tensor_quant import dequantize
+from nnlite_tui.core.report.summary import write_summary
+from nnlite_tui.core.bench.tensor_quant import dequantize
 
 FAST = BenchSettings(warmup=1, runs=5, min_seconds=0.0, warmup_seconds=0.0)
 
@@ -79,7 +81,7 @@ def precision_run(tmp_path_factory):
     def run(precisions):
         cfg = RunConfig(sources=[str(models)], out=out, bench=FAST,
                         convert=ConvertOptions(workers=1, timeout_s=120, calibration_samples=8),
-                        backoff_s=0.1, cooldown_s=0.1, precisions=precisions, keep_tflite="all")
+                        backoff_s=0.1, cooldown_s=0.1, precisions=precisions, keep_artifacts="all")
         pipeline = build_pipeline(cfg)
         rec = RecordingReporter()
         try:
@@ -109,13 +111,13 @@ def test_resuming_with_all_precisions_adds_the_variants_without_redoing_fp32(pre
     _, records = load_snapshot(out)
     assert {r["name"]: r["status"] for r in records} == dict.fromkeys(reports, "done")
     assert first["accuracy"] is None and first["model"]["precision"] == "fp32"
-    assert not list((out / "tflite").glob("*.fp32-source.tflite"))  # the derivations' private fp32 copies
+    assert not list((out / "artifacts").glob("*.fp32-source.tflite"))  # the derivations' private fp32 copies
 
 
 def test_every_derived_unit_reports_its_precision_route_and_accuracy_cost(precision_run):
     out, _, _ = precision_run
     reports = _reports(out)
-    fp32_bytes = reports["tiny_conv"]["conversion"]["tflite_bytes"]
+    fp32_bytes = reports["tiny_conv"]["conversion"]["artifact_bytes"]
     for precision in ("fp16", "dynamic-int8", "int8"):
         report = reports[f"tiny_conv@{precision}"]
         acc = report["accuracy"]
@@ -123,9 +125,9 @@ def test_every_derived_unit_reports_its_precision_route_and_accuracy_cost(precis
         assert acc["precision"] == precision and acc["route"].startswith("ai-edge-quantizer")
         assert acc["verdict"] in ("ok", "degraded") and acc["samples"] == 16
         assert 0.9 < acc["cosine"] <= 1.0 + 1e-9 and acc["max_abs_err_rel"] >= 0
-        assert report["conversion"]["tflite_bytes"] < fp32_bytes
+        assert report["conversion"]["artifact_bytes"] < fp32_bytes
     int8 = reports["tiny_conv@int8"]
-    assert int8["conversion"]["tflite_input_dtype"] == "int8"
+    assert int8["conversion"]["artifact_input_dtype"] == "int8"
     assert int8["accuracy"]["calibration"]["source"] == "synthetic"
     assert int8["accuracy"]["calibration"]["samples"] == 8
     assert reports["tiny_conv@fp16"]["accuracy"]["calibration"] is None
@@ -156,7 +158,7 @@ def test_a_wrongly_scaled_int8_input_is_caught_against_fp32(precision_run):
     fp32 model's on the same sample; fed correctly, it agrees."""
     from ai_edge_litert.interpreter import Interpreter
 
-    from nnlite_tui.core.tensor_quant import from_model_output
+    from nnlite_tui.core.bench.tensor_quant import from_model_output
 
     out, _, _ = precision_run
 
@@ -168,7 +170,7 @@ def test_a_wrongly_scaled_int8_input_is_caught_against_fp32(precision_run):
         detail = it.get_output_details()[0]
         return from_model_output(it.get_tensor(detail["index"]), detail).ravel(), it.get_input_details()[0]
 
-    fp32_path, int8_path = out / "tflite" / "tiny_conv.tflite", out / "tflite" / "tiny_conv@int8.tflite"
+    fp32_path, int8_path = out / "artifacts" / "tiny_conv.tflite", out / "artifacts" / "tiny_conv@int8.tflite"
     probe = Interpreter(model_path=str(int8_path)).get_input_details()[0]
     shape, seed = probe["shape"], 0
     want, _ = run(fp32_path, make_input(shape, np.float32, seed))
@@ -183,7 +185,7 @@ def test_a_wrongly_scaled_int8_input_is_caught_against_fp32(precision_run):
 
 
 def test_int8_calibrates_on_a_directory_of_arrays_and_a_misfit_array_fails_naming_its_file(tmp_path, good_models):
-    from nnlite_tui.core.convert import Converter
+    from nnlite_tui.core.convert.converter import Converter
 
     good, bad = tmp_path / "calib", tmp_path / "calib-bad"
     good.mkdir()
@@ -208,7 +210,7 @@ def test_int8_calibrates_on_a_directory_of_arrays_and_a_misfit_array_fails_namin
 
 
 def test_the_int8_route_kept_is_the_one_within_tolerance_else_the_more_accurate():
-    from nnlite_tui.core.quantize_worker import _better
+    from nnlite_tui.core.runtimes.litert.quantize import _better
 
     recipe = {"verdict": "degraded", "max_abs_err_rel": 0.26}
     assert _better({"verdict": "ok", "max_abs_err_rel": 0.04}, recipe)

@@ -6,12 +6,12 @@ import os
 
 import pytest
 
-from nnlite_tui.core.config import RunConfig
-from nnlite_tui.core.control import Control
-from nnlite_tui.core.convert import _place
+from nnlite_tui.core.run.config import RunConfig
+from nnlite_tui.core.run.control import Control
+from nnlite_tui.core.convert.cache_files import place_file as _place
 from nnlite_tui.core.devices.base import DeviceError
 from nnlite_tui.core.events import RecordingReporter, Recovery
-from nnlite_tui.core.recovery import RecoveryPolicy, ReexecRequested
+from nnlite_tui.core.run.recovery import RecoveryPolicy, ReexecRequested
 
 
 class FlakyDevice:

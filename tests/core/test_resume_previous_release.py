@@ -46,3 +46,14 @@ def test_a_run_dir_of_the_previous_release_resumes(tmp_path):
     assert json.loads(done_report.read_text())["created_at"] == before["created_at"]
     reports = sorted(p.name for p in (run / "reports").glob("*.json"))
     assert reports == [f"{m}__host__xnnpack.json" for m in ("mnist_lenet", "plain_cnn", "squeezenet_mini")]
+    # ... and it reads as LiteRT's, the only runtime that release had, beside the reports made now.
+    assert "runtime" not in before and "runtime" not in (before.get("model") or {})
+    from nnlite_tui.core.report.rows import load_run
+    from nnlite_tui.core.report.summary import summary_rows
+
+    assert {row.model: row.runtime for row in load_run(run).rows} == {
+        "mnist_lenet": "litert", "plain_cnn": "litert", "squeezenet_mini": "litert"}
+    assert {row["model"]: row["runtime"] for row in summary_rows(run)} == {
+        "mnist_lenet": "litert", "plain_cnn": "litert", "squeezenet_mini": "litert"}
+    new = json.loads((run / "reports" / "plain_cnn__host__xnnpack.json").read_text())
+    assert (new["runtime"], new["model"]["runtime"], new["conversion"]["runtime"]) == ("litert",) * 3

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from nnlite_tui.core import lemur
-from nnlite_tui.core.convert import ConvertOptions, Converter
-from nnlite_tui.core.convert_worker import build_model
-from nnlite_tui.core.sources import discover
+from nnlite_tui.core.sources import lemur
+from nnlite_tui.core.convert.options import ConvertOptions
+from nnlite_tui.core.convert.converter import Converter
+from nnlite_tui.core.convert.worker.model import build_model
+from nnlite_tui.core.sources.discover import discover
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_models"
 SPECS = discover([str(SAMPLES)])
@@ -97,9 +98,9 @@ def test_every_sample_converts_and_matches_pytorch_in_the_interpreter(spec, conv
     assert result["ok"], (result["stage"], result["error_type"], result["error_message"])
     assert result["cached"] is False
     batch, channels, height, width = spec.in_shape
-    assert result["layout"] == "NHWC" and result["tflite_input_shape"] == [batch, height, width, channels]
+    assert result["layout"] == "NHWC" and result["artifact_input_shape"] == [batch, height, width, channels]
     assert result["output_shapes"] == [[1, 10]]
     # The worker ran the .tflite in the LiteRT interpreter on two inputs and compared with PyTorch.
     assert result["validation"]["inputs"] == 2
     assert 0 <= result["max_abs_diff"] < 1e-3
-    assert dest.stat().st_size == result["tflite_bytes"] > 3 * result["params"]  # fp32: ~4 bytes a weight
+    assert dest.stat().st_size == result["artifact_bytes"] > 3 * result["params"]  # fp32: ~4 bytes a weight

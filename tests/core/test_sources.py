@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from nnlite_tui.core import lemur, sources
-from nnlite_tui.core.lemur_transform import apply_transform, parse_transform
-from nnlite_tui.core.sources import SourceError, discover
+from nnlite_tui.core.sources import discover as sources, lemur
+from nnlite_tui.core.sources.lemur_transform import apply_transform, parse_transform
+from nnlite_tui.core.sources.discover import SourceError
+from nnlite_tui.core.sources.discover import discover
 from tests.conftest import LEMUR_TREE
 
 REPO = Path(__file__).resolve().parents[2]
@@ -217,7 +218,7 @@ def test_whole_tree_discovery_is_torch_free():
     # Discovery parses files and never imports torch (the CLI starts without it).
     code = (
         "import sys\n"
-        "from nnlite_tui.core.sources import discover\n"
+        "from nnlite_tui.core.sources.discover import discover\n"
         f"specs = discover([{str(LEMUR_TREE)!r}])\n"
         "print(len(specs), 'torch' in sys.modules)\n"
     )
@@ -329,7 +330,7 @@ def test_filters_and_limit():
 
 def test_sources_module_does_not_import_torch():
     code = (
-        "import sys\nfrom nnlite_tui.core.sources import discover\n"
+        "import sys\nfrom nnlite_tui.core.sources.discover import discover\n"
         f"discover([{str(SAMPLES)!r}])\nprint('torch' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from nnlite_tui.core import event_log as status_events
+from nnlite_tui.core.run import event_log as status_events
 from nnlite_tui.core.events import ModelLog, ModelStatus, RunControl, RunStarted
-from nnlite_tui.core.jsonl import JsonlReporter
+from nnlite_tui.core.run.jsonl import JsonlReporter
 
 
 def write(run_dir, events):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import threading
 
-from nnlite_tui.core.bench import BenchSettings
-from nnlite_tui.core.bench_step import bench_step
-from nnlite_tui.core.convert_step import Attempt, convert_step
+from nnlite_tui.core.bench.settings import BenchSettings
+from nnlite_tui.core.bench.step import bench_step
+from nnlite_tui.core.convert.step import Attempt, convert_step
 from nnlite_tui.core.devices.base import DeviceError
 from nnlite_tui.core.events import DeviceState, ModelLog, RecordingReporter, StageFinished, StageStarted
 from nnlite_tui.core.outcomes import (Benchmarked, BenchJob, Cancelled, ConversionResult, Converted, Failed, Retry,
@@ -39,9 +39,9 @@ def _convert(tmp_path, result, attempt=1, cancel=None):
 
 
 def test_a_conversion_that_works_is_converted_with_its_typed_result(tmp_path):
-    outcome, rec = _convert(tmp_path, {"ok": True, "tflite_path": str(tmp_path / "m1.tflite"), "max_abs_diff": 1e-7})
+    outcome, rec = _convert(tmp_path, {"ok": True, "artifact_path": str(tmp_path / "m1.tflite"), "max_abs_diff": 1e-7})
     assert isinstance(outcome, Converted)
-    assert outcome.result.ok and outcome.result.tflite_path.endswith("m1.tflite")
+    assert outcome.result.ok and outcome.result.artifact_path.endswith("m1.tflite")
     assert outcome.result.details["max_abs_diff"] == 1e-7
     assert [type(e) for e in rec.events if not isinstance(e, ModelLog)] == [StageStarted, StageFinished]
     assert any(isinstance(e, ModelLog) and e.line == "exporting" for e in rec.events)
@@ -92,7 +92,7 @@ class ScriptedDevice:
     def snapshot(self):
         return {"max_temperature_c": 31.0, "memory": {"available_ram_kb": 1000}}
 
-    def benchmark(self, tflite_path, settings, run_id, cancel=None):
+    def benchmark(self, artifact_path, settings, run_id, cancel=None, progress=None):
         if isinstance(self.answer, Exception):
             raise self.answer
         return self.answer
@@ -113,7 +113,7 @@ class ScriptedDevice:
         pass
 
 
-JOB = BenchJob(SPEC, ConversionResult(model="m1", ok=True, tflite_path="m1.tflite"))
+JOB = BenchJob(SPEC, ConversionResult(model="m1", ok=True, artifact_path="m1.tflite"))
 STATS = {"count": 5, "median_ns": 2_000_000, "p90_ns": 3_000_000, "mean_ns": 2_100_000}
 
 

@@ -54,7 +54,7 @@ def test_round_trip(tmp_path):
         assert store.add_models([{"name": "b", "spec": {"path": "b.py"}}, {"name": "a"}, {"name": "b"}]) == 2
         assert store.add_models([{"name": "a"}, {"name": "c"}]) == 1
         store.transition("b", "converting", stage="convert", attempts=1)
-        store.update("b", timings={"convert": 1.5}, tflite="tflite/b.tflite")
+        store.update("b", timings={"convert": 1.5}, artifact="artifacts/b.tflite")
         store.transition("b", "done", report="reports/b.json", device="host", median_ms=2.5)
         store.transition("a", "failed", error=error, attempts=2)
         assert store.get("b")["spec"] == {"path": "b.py"}
@@ -66,8 +66,8 @@ def test_round_trip(tmp_path):
         assert store.all() == written
         assert [r["name"] for r in written] == ["b", "a", "c"]
         b = store.get("b")
-        assert (b["status"], b["stage"], b["attempts"], b["timings"], b["tflite"], b["report"], b["median_ms"]) == (
-            "done", "convert", 1, {"convert": 1.5}, "tflite/b.tflite", "reports/b.json", 2.5)
+        assert (b["status"], b["stage"], b["attempts"], b["timings"], b["artifact"], b["report"], b["median_ms"]) == (
+            "done", "convert", 1, {"convert": 1.5}, "artifacts/b.tflite", "reports/b.json", 2.5)
         assert store.get("a")["error"] == error and store.get("c")["status"] == "queued"
         assert store.names("failed") == ["a"] and store.names() == ["b", "a", "c"]
         assert store.counts() == {**dict.fromkeys(STATUSES, 0), "queued": 1, "done": 1, "failed": 1}

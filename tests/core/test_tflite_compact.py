@@ -8,9 +8,10 @@ import shutil
 import numpy as np
 import pytest
 
-from nnlite_tui.core.convert import ConvertOptions, Converter
-from nnlite_tui.core.sources import discover
-from nnlite_tui.core.tflite_compact import compact
+from nnlite_tui.core.convert.options import ConvertOptions
+from nnlite_tui.core.convert.converter import Converter
+from nnlite_tui.core.sources.discover import discover
+from nnlite_tui.core.runtimes.litert.compact import compact
 from tests.conftest import REPO
 
 
@@ -44,7 +45,7 @@ def test_efficientnet_int8_file_is_at_most_036_of_fp32_and_within_tolerance(effi
     int8 = results["efficientnet_mini@int8"]
     assert int8["ok"], int8
     q = int8["quantization"]
-    assert q["compaction"]["bytes_after"] == int8["tflite_bytes"] < q["compaction"]["bytes_before"]
+    assert q["compaction"]["bytes_after"] == int8["artifact_bytes"] < q["compaction"]["bytes_before"]
     assert q["compaction"]["shared_vectors"] > 100
     # Before sharing the zero points it was 0.42x; the int8 weights alone are 0.25x of fp32's.
     assert q["size_ratio"] <= 0.36, q
@@ -55,7 +56,7 @@ def test_compacting_changes_no_output_of_the_quantizer_file(efficientnet, tmp_pa
     out, results = efficientnet
     from ai_edge_quantizer import quantizer, recipe
 
-    fp32 = results["efficientnet_mini"]["tflite_path"]
+    fp32 = results["efficientnet_mini"]["artifact_path"]
     plain = tmp_path / "plain.tflite"
     # Dynamic-range int8 needs no calibration: a quantizer file with per-channel zero points, fast.
     quantizer.Quantizer(fp32, recipe.dynamic_wi8_afp32()).quantize().export_model(str(plain))

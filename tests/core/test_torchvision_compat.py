@@ -27,7 +27,7 @@ def _run(code: str) -> dict:
 def test_shim_lets_torchvision_import_and_names_the_missing_compiled_ops():
     out = _run("""
         import glob, importlib.util, json, os
-        from nnlite_tui.core import torchvision_compat as tc
+        from nnlite_tui.core.convert.worker import torchvision_compat as tc
         import torch
         package = importlib.util.find_spec("torchvision").submodule_search_locations[0]
         mode = tc.prepare()
@@ -83,7 +83,7 @@ def test_no_op_when_the_operators_already_exist():
         import json, sys, torch
         lib = torch.library.Library("torchvision", "DEF")
         lib.define("nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
-        from nnlite_tui.core import torchvision_compat as tc
+        from nnlite_tui.core.convert.worker import torchvision_compat as tc
         mode = tc.prepare()
         print(json.dumps({"mode": mode, "shimmed": tc._library is not None}))
     """)
@@ -94,7 +94,7 @@ def test_no_op_when_the_operators_already_exist():
 def test_no_op_when_torchvision_is_absent_or_already_imported():
     out = _run("""
         import json, sys
-        from nnlite_tui.core import torchvision_compat as tc
+        from nnlite_tui.core.convert.worker import torchvision_compat as tc
         sys.modules["torchvision"] = object()
         already = tc.prepare()
         del sys.modules["torchvision"]

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from nnlite_tui.core.bench import BenchSettings
+from nnlite_tui.core.bench.settings import BenchSettings
 from nnlite_tui.core.devices import adb
 from nnlite_tui.core.devices.adb_app import MODELS_DIR, PACKAGE, REPORTS_DIR
 from nnlite_tui.core.devices.base import DeviceError
 from nnlite_tui.core.devices.registry import DeviceSpecError, resolve_devices
 from nnlite_tui.core.events import DeviceState, RecordingReporter
 from nnlite_tui.simdevice.apk import build_test_apk
+from nnlite_tui.core.outcomes import Artifact
 
 SMALL = BenchSettings(warmup=1, runs=5, min_seconds=0.0)
 
@@ -108,7 +109,7 @@ def test_benchmark_end_to_end_with_device_facts(sim_device_factory, make_device,
     assert snap["battery"]["level"] == 100 and snap["battery"]["temperature_c"] >= 25.0
     assert set(snap["cpu_freq_khz"]) == {"cpu0", "cpu1"}
 
-    result = device.benchmark(str(tiny_tflite), SMALL, "run42")
+    result = device.benchmark(Artifact(str(tiny_tflite)), SMALL, "run42")
     assert result["valid"] is True and result["simulated"] is True
     assert result["run_id"].startswith("run42-") and result["run_id"] == result["launch_id"]
     assert result["stats"]["count"] >= 5 and len(result["samples_ns"]) == result["stats"]["count"]
@@ -125,7 +126,7 @@ def test_invalid_model_is_a_result_not_a_device_fault(sim_device_factory, make_d
     junk.write_bytes(b"not a flatbuffer at all" * 10)
     device = make_device(sim_device_factory().serial)
     device.prepare(RecordingReporter())
-    result = device.benchmark(str(junk), SMALL, "run")
+    result = device.benchmark(Artifact(str(junk)), SMALL, "run")
     assert result["valid"] is False and result["error_stage"] == "load"
 
 
@@ -154,6 +155,6 @@ def test_the_report_is_looked_for_only_once_it_can_exist(sim_device_factory, mak
     monkeypatch.setattr(Link, "shell", timed_shell)
     monkeypatch.setattr(Link, "exists", timed_exists)
     settings = BenchSettings(warmup=1, runs=5, min_seconds=1.0, warmup_seconds=0.5)
-    assert device.benchmark(str(tiny_tflite), settings, "r")["valid"]
+    assert device.benchmark(Artifact(str(tiny_tflite)), settings, "r")["valid"]
     # No report can be there before 0.5 s of warm-up and 1 s of timing: no adb call asks for it earlier.
     assert launched and looks and looks[0] >= launched[0] + 1.5

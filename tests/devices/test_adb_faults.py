@@ -8,10 +8,11 @@ import time
 
 import pytest
 
-from nnlite_tui.core.bench import BenchSettings
+from nnlite_tui.core.bench.settings import BenchSettings
 from nnlite_tui.core.devices.adb_app import Timeouts
 from nnlite_tui.core.devices.base import DeviceError
 from nnlite_tui.core.events import DeviceState, RecordingReporter
+from nnlite_tui.core.outcomes import Artifact
 from tests.devices.conftest import HANG_TIMEOUTS
 
 SMALL = BenchSettings(warmup=1, runs=5, min_seconds=0.0)
@@ -30,20 +31,20 @@ def ready(sim_device_factory, make_device):
 def test_truncated_report_is_a_transient_report_error(ready, tiny_tflite):
     sim, device = ready(faults="truncated_report=1")
     with pytest.raises(DeviceError) as err:
-        device.benchmark(str(tiny_tflite), SMALL, "run")
+        device.benchmark(Artifact(str(tiny_tflite)), SMALL, "run")
     assert err.value.kind == "report" and err.value.transient and "unreadable report" in str(err.value)
-    assert device.benchmark(str(tiny_tflite), SMALL, "run")["valid"] is True
+    assert device.benchmark(Artifact(str(tiny_tflite)), SMALL, "run")["valid"] is True
 
 
 def test_app_crash_is_seen_in_logcat_before_the_deadline(ready, tiny_tflite):
     sim, device = ready(faults="app_crash=1")
     t0 = time.monotonic()
     with pytest.raises(DeviceError) as err:
-        device.benchmark(str(tiny_tflite), SMALL, "run")
+        device.benchmark(Artifact(str(tiny_tflite)), SMALL, "run")
     assert err.value.kind == "crash" and err.value.transient
     assert "simulated crash" in str(err.value)
     assert time.monotonic() - t0 < device.timeouts.report_s / 2  # not a wait for the report deadline
-    assert device.benchmark(str(tiny_tflite), SMALL, "run")["valid"] is True
+    assert device.benchmark(Artifact(str(tiny_tflite)), SMALL, "run")["valid"] is True
 
 
 def test_hung_am_start_times_out_and_the_retry_works(ready, tiny_tflite):
@@ -51,11 +52,11 @@ def test_hung_am_start_times_out_and_the_retry_works(ready, tiny_tflite):
     sim.hang_shell("am start")
     t0 = time.monotonic()
     with pytest.raises(DeviceError) as err:
-        device.benchmark(str(tiny_tflite), SMALL, "run")
+        device.benchmark(Artifact(str(tiny_tflite)), SMALL, "run")
     assert err.value.kind == "timeout" and err.value.transient
     assert time.monotonic() - t0 < device.timeouts.launch_s + 8
     sim.clear_faults()
-    assert device.benchmark(str(tiny_tflite), SMALL, "run")["valid"] is True
+    assert device.benchmark(Artifact(str(tiny_tflite)), SMALL, "run")["valid"] is True
 
 
 def test_connection_drop_mid_benchmark_then_reconnect(ready, tiny_tflite, adb_server):
@@ -64,13 +65,13 @@ def test_connection_drop_mid_benchmark_then_reconnect(ready, tiny_tflite, adb_se
     dropper = threading.Timer(1.2, sim.drop, args=(2.0,))
     dropper.start()
     with pytest.raises(DeviceError) as err:
-        device.benchmark(str(tiny_tflite), slow, "run")
+        device.benchmark(Artifact(str(tiny_tflite)), slow, "run")
     dropper.join()
     assert err.value.transient and err.value.kind in ("offline", "adb", "timeout")
     rec = RecordingReporter()
     assert device.recover(1, rec) is True
     assert adb_server.state(sim.serial) == "device"
-    assert device.benchmark(str(tiny_tflite), SMALL, "run")["valid"] is True
+    assert device.benchmark(Artifact(str(tiny_tflite)), SMALL, "run")["valid"] is True
 
 
 def test_after_restart_a_link_fault_of_a_device_that_comes_back_stays_retryable(ready, tiny_tflite):
@@ -82,12 +83,12 @@ def test_after_restart_a_link_fault_of_a_device_that_comes_back_stays_retryable(
     rebooter = threading.Timer(0.3, sim.reboot)
     rebooter.start()
     with pytest.raises(DeviceError) as err:
-        device.benchmark(str(tiny_tflite), BenchSettings(warmup=1, runs=5, min_seconds=2.0, max_runs=100_000_000),
+        device.benchmark(Artifact(str(tiny_tflite)), BenchSettings(warmup=1, runs=5, min_seconds=2.0, max_runs=100_000_000),
                          "run")
     rebooter.join()
     assert err.value.kind in ("offline", "adb") and err.value.transient, err.value
     assert "not retried" not in str(err.value)
-    assert device.benchmark(str(tiny_tflite), SMALL, "run")["valid"] is True
+    assert device.benchmark(Artifact(str(tiny_tflite)), SMALL, "run")["valid"] is True
     assert not device.exhausted
 
 
@@ -98,7 +99,7 @@ def test_after_restart_a_device_that_stays_away_fails_its_models_without_more_wa
     for _ in range(2):
         t0 = time.monotonic()
         with pytest.raises(DeviceError) as err:
-            device.benchmark(str(tiny_tflite), SMALL, "run")
+            device.benchmark(Artifact(str(tiny_tflite)), SMALL, "run")
         assert not err.value.transient and "not retried" in str(err.value)
     assert time.monotonic() - t0 < 1.0  # the second model did not wait for the device again
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from nnlite_tui.core.bench import BenchSettings
-from nnlite_tui.core.config import RunConfig
-from nnlite_tui.core.control import Control
-from nnlite_tui.core.convert import ConvertOptions
+from nnlite_tui.core.bench.settings import BenchSettings
+from nnlite_tui.core.run.config import RunConfig
+from nnlite_tui.core.run.control import Control
+from nnlite_tui.core.convert.options import ConvertOptions
 from nnlite_tui.core.devices import adb as adb_mod
 from nnlite_tui.core.devices.adb_app import Timeouts
 from nnlite_tui.core.events import DeviceState, ModelStatus, RecordingReporter, Recovery
-from nnlite_tui.core.run_setup import build_pipeline
+from nnlite_tui.core.run.setup import build_pipeline
 from nnlite_tui.core.store import load_snapshot
 from tests.conftest import REPO
 from tests.devices.conftest import FAST_TIMEOUTS, HANG_TIMEOUTS
@@ -109,7 +109,7 @@ def test_device_that_hangs_am_start_fails_its_models_without_re_exec(sim_device_
 
 def test_a_device_that_throttles_is_flagged_in_reports_events_summary_and_console(sim_device_factory, tmp_path,
                                                                                    monkeypatch):
-    from nnlite_tui.core.report import summary_row
+    from nnlite_tui.core.report.document import summary_row
     from nnlite_tui.tui.state import RunView
 
     sim = sim_device_factory(faults="throttle_after=0.1s")

@@ -12,11 +12,12 @@ import pytest
 from click.testing import CliRunner
 
 from nnlite_tui.cli import main
-from nnlite_tui.core.bench import BenchSettings
+from nnlite_tui.core.bench.settings import BenchSettings
 from nnlite_tui.core.devices import emulator
 from nnlite_tui.core.devices.registry import DeviceSpecError, resolve_devices
 from nnlite_tui.core.events import DeviceState, RecordingReporter, Recovery
 from nnlite_tui.simdevice.adb_server import process_gone
+from nnlite_tui.core.outcomes import Artifact
 
 
 class Cfg:
@@ -62,7 +63,7 @@ def test_emulator_device_starts_boots_benchmarks_and_stops_its_own_process(fake_
     assert phases[0] == "starting" and phases[-1] == "ready" and "booting" in phases
     assert rec.of(DeviceState)[-1].state == "idle"
     assert emulator.load_state(device.serial)["pid"] == pid
-    assert device.benchmark(str(tiny_tflite), BenchSettings(warmup=1, runs=3, min_seconds=0), "run")["valid"]
+    assert device.benchmark(Artifact(str(tiny_tflite)), BenchSettings(warmup=1, runs=3, min_seconds=0), "run")["valid"]
     # Level 2 recovery restarts an emulator we started: a new process, booted again.
     assert device.recover(2, rec) is True
     assert device.proc.pid != pid and process_gone(pid, timeout=5)

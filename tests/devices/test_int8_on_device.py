@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import json
 
-from nnlite_tui.core.bench import BenchSettings
-from nnlite_tui.core.config import RunConfig
-from nnlite_tui.core.control import Control
-from nnlite_tui.core.convert import ConvertOptions
+from nnlite_tui.core.bench.settings import BenchSettings
+from nnlite_tui.core.run.config import RunConfig
+from nnlite_tui.core.run.control import Control
+from nnlite_tui.core.convert.options import ConvertOptions
 from nnlite_tui.core.devices import adb as adb_mod
 from nnlite_tui.core.devices.adb_app import Timeouts
 from nnlite_tui.core.events import RecordingReporter
-from nnlite_tui.core.run_setup import build_pipeline
+from nnlite_tui.core.run.setup import build_pipeline
 from tests.conftest import REPO
 from tests.devices.conftest import FAST_TIMEOUTS
 
@@ -45,7 +45,7 @@ def test_int8_input_is_quantized_with_the_models_parameters_and_a_wrong_scale_fa
 
     ok = reports[good.serial]
     expected = ok["conversion"]["quantization"]["input_quantization"]
-    assert ok["conversion"]["tflite_input_dtype"] == "int8" and expected["scale"] > 0
+    assert ok["conversion"]["artifact_input_dtype"] == "int8" and expected["scale"] > 0
     fill = ok["benchmark"]["input_fill"][0]
     assert fill["dtype"] == "int8" and fill["scale"] == expected["scale"] and fill["zero_point"] == expected["zero_point"]
     assert ok["valid"] is True and ok["benchmark"]["input_check"]["verified"] is True, ok["benchmark"]["input_check"]

@@ -45,3 +45,21 @@ async def test_widget_shows_top_ops_and_swaps_model():
         bars.show(None)
         await pilot.pause()
         assert "--profile-ops" in str(bars.render())
+
+
+def test_ops_without_a_measured_time_show_what_is_known_not_a_bar():
+    block = {"schema_version": 4, "kernel_mode": "xnnpack", "total_us": 50.0, "ops_sum_us": 40.0,
+             "unattributed_us": 10.0, "runs_kept": 3, "ops": [
+                 {"index": 0, "type": "CONV_2D", "timing": "measured", "avg_us": 40.0, "median_us": 40.0,
+                  "min_us": 39.0, "resolved_runs": 3, "events": 1, "kernels": ["Convolution (NHWC, F32) IGEMM"]},
+                 {"index": 1, "type": "RESHAPE", "timing": "below_resolution", "avg_us": None, "median_us": None,
+                  "min_us": None, "resolved_runs": 0, "events": 1, "upper_us": 1.0, "kernels": ["Copy (NC, X32)"]},
+                 {"index": 2, "type": "PAD", "timing": "fused", "avg_us": None, "median_us": None, "min_us": None,
+                  "resolved_runs": 0, "events": 0, "kernels": []}]}
+    lines = render_bars(block).splitlines()
+    assert lines[1].startswith("#0 CONV_2D") and lines[1].count("█") == 30 and "80.0%" in lines[1]
+    assert lines[2].startswith("#1 RESHAPE") and "█" not in lines[2] and "< 1 µs" in lines[2]
+    assert lines[3].startswith("#2 PAD") and "█" not in lines[3] and "fused" in lines[3]
+    # A block that fails its checks says so above its bars.
+    block["ops"][1]["avg_us"] = 0.5
+    assert render_bars(block).splitlines()[0].startswith("per-op profile INVALID: time_without_samples: op #1")

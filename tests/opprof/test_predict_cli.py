@@ -9,8 +9,8 @@ from click.testing import CliRunner
 
 from nnlite_tui.cli import main
 from nnlite_tui.commands.run_cmd import profile_mode
-from nnlite_tui.core.bench import BenchSettings
-from nnlite_tui.core.config import RunConfig, check_resume
+from nnlite_tui.core.bench.settings import BenchSettings
+from nnlite_tui.core.run.config import RunConfig, check_resume
 
 REPO = Path(__file__).resolve().parents[2]
 

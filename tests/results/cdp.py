@@ -145,9 +145,15 @@ class Browser:
                 found.requests.append(p.get("request", {}).get("url", ""))
         return found
 
-    def screenshot(self, path: Path, full_page: bool = False) -> Path:
+    def screenshot(self, path: Path, full_page: bool = False, element: str | None = None) -> Path:
+        """The viewport, the whole page, or (`element`, a CSS selector) that element's box."""
         params: dict[str, Any] = {"format": "png"}
-        if full_page:
+        if element is not None:
+            box = self.evaluate(f"(() => {{ const r = document.querySelector({element!r}).getBoundingClientRect(); "
+                                "return [r.left + window.scrollX, r.top + window.scrollY, r.width, r.height]; })()")
+            params.update(captureBeyondViewport=True, clip={"x": box[0], "y": box[1], "width": box[2],
+                                                           "height": min(box[3], 8000), "scale": 1})
+        elif full_page:
             height = int(self.evaluate("document.documentElement.scrollHeight"))
             params.update(captureBeyondViewport=True, clip={"x": 0, "y": 0, "width": self.width,
                                                            "height": min(height, 8000), "scale": 1})

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from nnlite_tui.core.stats import summarize
+from nnlite_tui.core.bench.stats import summarize
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "fixtures"
@@ -36,6 +36,13 @@ def real_run(out: Path) -> Path:
     return out
 
 
+def runtime_run(out: Path) -> Path:
+    """The same good models in both runtimes (LiteRT's conversions come from the session's cache)."""
+    proc = nnlite("run", str(FIXTURES / "good_models"), "--runtime", "all", "--out", str(out), *RUN_ARGS)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return out
+
+
 def set_samples(report: dict, samples: list[float]) -> None:
     """Replace a report's raw samples and keep every figure derived from them consistent."""
     stats = summarize(samples)
@@ -44,6 +51,22 @@ def set_samples(report: dict, samples: list[float]) -> None:
     report.update(iterations=stats["count"], duration=int(stats["median_ns"]), cpu_duration=int(stats["mean_ns"]),
                   cpu_min_duration=int(stats["min_ns"]), cpu_max_duration=int(stats["max_ns"]),
                   cpu_std_dev=int(stats["std_ns"]))
+
+
+def scale(report: dict, factor: float) -> None:
+    """Make a report `factor` times slower (or faster): every sample, round and figure derived from them."""
+    bench = report["benchmark"]
+    set_samples(report, [s * factor for s in bench["samples_ns"]])
+    for rnd in bench.get("rounds") or []:
+        rnd["median_ns"] *= factor
+        rnd["stats"] = {k: (v if k == "count" else v * factor) for k, v in rnd["stats"].items()}
+    if bench.get("median_ns") is not None:
+        bench["median_ns"] *= factor
+        report["duration"] = int(bench["median_ns"])
+    interval = bench.get("interval") or {}
+    for key in ("low_ns", "high_ns"):
+        if interval.get(key) is not None:
+            interval[key] *= factor
 
 
 def derive_run(src: Path, dest: Path, edit: Callable[[str, dict], dict | None]) -> Path:

@@ -8,17 +8,28 @@ import json
 
 import pytest
 
-from nnlite_tui.core.results.compare import (BROKEN, FASTER, SLOWER, UNCERTAIN, UNCHANGED, bootstrap_ratio_ci,
-                                             classify, compare_runs)
-from .runs import derive_run, nnlite, set_samples
+import math
+
+from nnlite_tui.core.report.compare import (BROKEN, FASTER, SINGLE_ROUND, SLOWER, UNCERTAIN, UNCHANGED, WITHIN_NOISE,
+                                            bootstrap_ratio_ci, classify, classify_rounds, compare_runs)
+from .runs import derive_run, nnlite, scale
 
 
 def scaled(factor: float, model: str = "tiny_conv"):
-    """tiny_conv runs thousands of times in a run: its median is tight even on a busy machine."""
+    """The same run with `model` made `factor` times slower in every round."""
     def edit(name: str, report: dict) -> None:
         if name.startswith(model + "__"):
-            set_samples(report, [s * factor for s in report["benchmark"]["samples_ns"]])
+            scale(report, factor)
     return edit
+
+
+def single_round(name: str, report: dict) -> None:
+    """A report as an earlier release wrote it: one round, no rounds block."""
+    if not report["valid"]:
+        return
+    for key in ("rounds", "median_ns", "interval", "stability"):
+        report["benchmark"].pop(key, None)
+    report["duration"] = int(report["benchmark"]["stats"]["median_ns"])
 
 
 def test_two_real_runs_match_every_model_and_give_an_interval_around_their_ratio(real_runs):
@@ -29,13 +40,29 @@ def test_two_real_runs_match_every_model_and_give_an_interval_around_their_ratio
     assert by_model["uses_topk"].change == "failed"  # failed in both: a result, not a regression
     for name in ("tiny_conv", "wide_conv"):
         pair = by_model[name]
-        assert pair.ratio == pytest.approx(pair.after.median_ns / pair.before.median_ns)
+        before = [r["median_ns"] for r in _report(run_a, name)["benchmark"]["rounds"]]
+        after = [r["median_ns"] for r in _report(run_b, name)["benchmark"]["rounds"]]
+        assert len(before) == len(after) == 3
+        geo = math.exp(sum(map(math.log, after)) / 3 - sum(map(math.log, before)) / 3)
+        assert pair.ratio == pytest.approx(geo) and pair.basis == "rounds"
         lo, hi = pair.ci
-        assert 0 < lo < hi
-        assert pair.change == classify(pair.ci, 0.10)
-    tiny = by_model["tiny_conv"]  # thousands of samples: the interval holds the ratio of the medians
-    assert tiny.ci[0] <= tiny.ratio <= tiny.ci[1]
+        assert 0 < lo <= pair.ratio <= hi
+        assert pair.change == classify_rounds(pair.ci, pair.p_value, 0.10)
     assert not cmp.only_before and not cmp.only_after
+
+
+def _report(run, model: str) -> dict:
+    return json.loads(next((run / "reports").glob(f"{model}__*.json")).read_text())
+
+
+def test_reports_of_an_earlier_release_are_compared_as_single_rounds(real_runs, tmp_path):
+    run_a, run_b = real_runs
+    old = derive_run(run_a, tmp_path / "old", single_round)
+    cmp = compare_runs(old, run_b)
+    tiny = next(p for p in cmp.pairs if p.before.model == "tiny_conv")
+    assert tiny.basis == SINGLE_ROUND and tiny.change == classify(tiny.ci, 0.10)
+    assert tiny.ratio == pytest.approx(tiny.after.median_ns / tiny.before.median_ns)
+    assert "(single round)" in nnlite("compare", str(old), str(run_b)).stdout
 
 
 def test_a_slower_copy_is_flagged_and_fails_only_with_the_flag(real_runs, tmp_path):
@@ -44,9 +71,10 @@ def test_a_slower_copy_is_flagged_and_fails_only_with_the_flag(real_runs, tmp_pa
     cmp = compare_runs(run_b, slower)
     changes = {p.before.model: p.change for p in cmp.pairs}
     assert changes["tiny_conv"] == SLOWER
-    assert changes["wide_conv"] in (UNCHANGED, UNCERTAIN)  # identical samples: an interval around 1
+    assert changes["wide_conv"] == WITHIN_NOISE  # identical rounds: an interval around 1
     tiny = next(p for p in cmp.pairs if p.before.model == "tiny_conv")
     assert tiny.ci[0] > 1.1 and tiny.ratio == pytest.approx(1.5, rel=1e-3)
+    assert tiny.p_value == pytest.approx(0.05)  # every round slower than every round before
 
     plain = nnlite("compare", str(run_b), str(slower))
     assert plain.returncode == 0, plain.stderr
@@ -55,7 +83,7 @@ def test_a_slower_copy_is_flagged_and_fails_only_with_the_flag(real_runs, tmp_pa
     assert "tiny_conv (slower)" in strict.stderr
     first = [line for line in strict.stdout.splitlines() if "tiny_conv" in line][0]
     assert first.startswith("+") and "slower" in first
-    assert "percentile bootstrap of the ratio of medians" in strict.stdout
+    assert "Welch's t on their logarithms" in strict.stdout and "Mann-Whitney" in strict.stdout
     assert "input differs" not in strict.stdout and "settings differ" not in strict.stdout
 
 
@@ -64,7 +92,7 @@ def test_a_different_input_shape_is_named(real_runs, tmp_path):
 
     def bigger_input(name: str, report: dict) -> None:
         if name.startswith("tiny_conv__"):
-            report["conversion"]["tflite_input_shape"] = [1, 64, 64, 3]
+            report["conversion"]["artifact_input_shape"] = [1, 64, 64, 3]
             report["benchmark"]["settings"]["threads"] = 2
 
     after = derive_run(run_b, tmp_path / "after", bigger_input)
@@ -81,9 +109,8 @@ def test_faster_and_small_shifts_do_not_fail_and_a_wider_threshold_hides_a_chang
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert {p.before.model: p.change for p in compare_runs(run_b, faster).pairs}["tiny_conv"] == FASTER
     nudged = derive_run(run_b, tmp_path / "nudged", scaled(1.03))
-    # within the threshold: unchanged, or uncertain when this busy machine made the run noisy; never flagged
-    assert {p.before.model: p.change for p in compare_runs(run_b, nudged).pairs}["tiny_conv"] in (UNCHANGED,
-                                                                                                  UNCERTAIN)
+    # a real 3% change, but within the threshold: never flagged
+    assert {p.before.model: p.change for p in compare_runs(run_b, nudged).pairs}["tiny_conv"] == WITHIN_NOISE
     slower = derive_run(run_b, tmp_path / "slower", scaled(1.5))
     assert nnlite("compare", str(run_b), str(slower), "--threshold", "80", "--fail-on-regression").returncode == 0
 
@@ -113,11 +140,10 @@ def test_csv_and_html_formats(real_runs, tmp_path):
     rows = list(csv.DictReader(io.StringIO(proc.stdout)))
     assert {r["model"] for r in rows} == {"tiny_conv", "wide_conv", "uses_topk"}
     tiny = next(r for r in rows if r["model"] == "tiny_conv")
-    # The CSV carries the ratio and its interval at one precision. A percentile-bootstrap interval of a
-    # median ratio need not hold the point estimate exactly (resampled medians take few values), so the
-    # ratio is checked against the interval to within a few thousandths.
+    # The CSV carries the ratio and its interval at one precision; from rounds the interval is centred
+    # on the ratio (of geometric means) in log space, so it holds it.
     low, ratio, high = float(tiny["ci_low"]), float(tiny["ratio"]), float(tiny["ci_high"])
-    assert low <= high and low - 0.005 <= ratio <= high + 0.005
+    assert low <= ratio <= high and tiny["basis"] == "rounds" and tiny["before_rounds"] == "3"
     assert len(tiny["ratio"].split(".")[1]) == len(tiny["ci_low"].split(".")[1]) == 4
     assert next(r for r in rows if r["model"] == "uses_topk")["change"] == "failed"
     out = tmp_path / "cmp.html"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import importlib.metadata
 import time
 from pathlib import Path
 
@@ -79,15 +80,20 @@ def test_benchmark_report_follows_the_protocol(bench, validate):
     assert r["backend_requested"] == r["backend_used"] == "xnnpack"
     assert r["stats"]["count"] == len(r["samples_ns"]) >= 10 and r["stats"]["min_ns"] > 0
     assert r["input_shapes"] == [[1, 3, 16, 16]] and r["output_shapes"] == [[1, 2]]
-    assert (r["protocol_version"], r["app_version"], r["simulated"]) == (2, "0.2.0", True)
+    assert (r["protocol_version"], r["app_version"], r["simulated"]) == (3, "0.3.0", True)
+    # Protocol 3: what ran, and what this (simulated) app build can run, with the host's library versions.
+    assert (r["runtime"], r["runtime_version"]) == ("litert", importlib.metadata.version("ai-edge-litert"))
+    assert r["capabilities"]["runtimes"] == {"litert": importlib.metadata.version("ai-edge-litert"),
+                                             "executorch": importlib.metadata.version("executorch")}
+    assert {"runtime", "input_shapes", "input_dtypes"} <= set(r["capabilities"]["extras"])
     assert r["started_at_ms"] <= r["finished_at_ms"] <= time.time() * 1000
     assert set(r["device"]) == DEVICE_KEYS
     assert r["device"]["model"] == d.getprop("ro.product.model")
     assert r["device"]["abis"] == ["arm64-v8a"] and r["device"]["sdk_int"] == 34
     assert d.sync.stat(report + ".tmp").mtime is None  # renamed, not left behind
     log = d.shell("logcat -d -s NNLiteBench")
-    assert "I NNLiteBench: START run_id=run-1 model=/data/local/tmp/nnlite/tiny.tflite backend=xnnpack threads=2 " \
-           "warmup=2 runs=10" in log
+    assert "I NNLiteBench: START run_id=run-1 model=/data/local/tmp/nnlite/tiny.tflite runtime=litert backend=xnnpack " \
+           "threads=2 warmup=2 runs=10" in log
     assert f"I NNLiteBench: RESULT run_id=run-1 valid=true backend_used=xnnpack report={report}" in log
 
 

@@ -87,3 +87,50 @@ def test_a_protocol_1_app_does_not_know_the_version_2_extras():
         parse({**BASE, "warmup_seconds": 0.5, "require_full_delegation": True}, protocol=1)
     assert str(err.value) == "unknown extra 'require_full_delegation'; unknown extra 'warmup_seconds'"
     assert parse(BASE, protocol=1).settings["warmup_seconds"] == 0.0  # protocol 1 warmed up by count only
+
+
+# Protocol 3: the runtime extras, with the messages and order of the app's BenchArgs (Runtime.kt, InputSpec).
+BOTH = ("litert", "executorch")
+PTE = {**BASE, "model_path": "/data/local/tmp/nnlite/m.pte", "runtime": "executorch"}
+
+
+def bad3(extras: dict, available=BOTH) -> str:
+    with pytest.raises(ArgsError) as err:
+        parse(extras, available=available)
+    return str(err.value)
+
+
+def test_an_executorch_request_carries_its_input_shapes_and_dtypes():
+    r = parse({**PTE, "input_shapes": "[[1,28,28,1],[1,16]]", "input_dtypes": '["float32","int64"]'}, available=BOTH)
+    assert (r.runtime, r.inputs) == ("executorch", [([1, 28, 28, 1], "float32"), ([1, 16], "int64")])
+    assert parse({**PTE, "input_shapes": "[[2,3]]"}, available=BOTH).inputs == [([2, 3], "float32")]
+    assert parse(BASE, available=BOTH).runtime == "litert" and parse(BASE).inputs is None
+
+
+def test_runtime_errors_name_what_is_wrong_as_the_app_does():
+    assert bad3({**BASE, "runtime": "tflite"}) == "unknown runtime 'tflite' (one of litert, executorch)"
+    assert bad3(PTE, available=("litert",)) == "runtime 'executorch' is not in this app build (it has litert)"
+    assert bad3(PTE) == ("missing input_shapes (runtime executorch needs them: its Java API cannot read a program's "
+                         "input shapes)")
+    assert bad3({**PTE, "backend": "gpu", "input_shapes": "[[1]]"}) == (
+        "backend 'gpu' is not available with runtime executorch (its program's delegates are fixed at export; "
+        "it takes xnnpack)")
+    assert bad3({**PTE, "input_shapes": "[[1,-2]]"}) == \
+        "input_shapes must be a JSON array of arrays of integers >= 0, got '[[1,-2]]'"
+    assert bad3({**PTE, "input_shapes": "[[1]]", "input_dtypes": "float32"}) == \
+        "input_dtypes must be a JSON array of dtype names, got 'float32'"
+    assert bad3({**PTE, "input_shapes": "[[1],[2]]", "input_dtypes": '["int8"]'}) == \
+        "input_dtypes has 1 entries for 2 input_shapes"
+    assert bad3({**PTE, "input_shapes": "[[1]]", "input_dtypes": '["q8"]'}) == (
+        "unknown input dtype 'q8' (one of float32, int32, uint8, int64, bool, int16, int8, float16, float64, "
+        "uint16, uint32)")
+    assert bad3({**PTE, "input_shapes": "[[65536,65536]]"}) == "input 0 of shape [65536, 65536] needs more than 2 GiB"
+    assert bad3({**BASE, "input_shapes": "[[1]]", "input_dtypes": '["int8"]'}) == (
+        "input_shapes is for runtime executorch only (LiteRT reads the inputs from the model); "
+        "input_dtypes is for runtime executorch only (LiteRT reads the inputs from the model)")
+
+
+def test_an_app_before_protocol_3_refuses_the_runtime_extra():
+    with pytest.raises(ArgsError) as err:
+        parse({**BASE, "runtime": "executorch"}, protocol=2, available=BOTH)
+    assert str(err.value) == "unknown extra 'runtime'"

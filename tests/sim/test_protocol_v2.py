@@ -11,10 +11,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from nnlite_tui.core.bench import BenchSettings
+from nnlite_tui.core.bench.settings import BenchSettings
 from nnlite_tui.core.devices import adb_app
+from nnlite_tui.core.outcomes import Artifact
 from nnlite_tui.core.devices.adb_app import Timeouts
-from nnlite_tui.core.devices.adb_extras import V2_FIELDS, settings_errors
+from nnlite_tui.core.devices.adb_extras import V2_FIELDS, V3_FIELDS, settings_errors
 from nnlite_tui.core.devices.adb_link import Link
 from nnlite_tui.core.devices.base import DeviceError
 
@@ -30,7 +31,7 @@ def validator():
 def host_run(sim, tiny_tflite, test_apk, **settings) -> dict:
     link = Link(sim.serial, shell_timeout_s=30)
     adb_app.ensure_app(link, str(test_apk), Timeouts())
-    return adb_app.run_benchmark(link, str(tiny_tflite), BenchSettings(**{**QUICK, **settings}), "v2",
+    return adb_app.run_benchmark(link, Artifact(str(tiny_tflite)), BenchSettings(**{**QUICK, **settings}), "v2",
                                  Timeouts(report_s=60, poll_s=0.1))
 
 
@@ -45,7 +46,8 @@ def test_a_v2_run_reports_native_and_wall_timing_conditions_memory_and_delegatio
     sim = sim_device_factory(screen_off=True)
     r = host_run(sim, tiny_tflite, test_apk)
     assert errors(validator, r) == []
-    assert r["valid"] and r["protocol_version"] == 2 and r["protocol_missing_fields"] == []
+    assert r["valid"] and r["protocol_version"] == 3 and r["protocol_missing_fields"] == []
+    assert r["runtime"] == "litert" and set(r["capabilities"]["runtimes"]) == {"litert", "executorch"}
     # timing: stats are the wall time, native beside it, one native sample per wall sample
     assert r["timing"] == {"stats_of": "wall", "wall_clock": "Interpreter.invoke",
                            "native_clock": "InterpreterWrapper.Invoke"}
@@ -110,7 +112,7 @@ def test_the_host_refuses_out_of_range_settings_before_launching(sim_device_fact
     sim = sim_device_factory()
     link = Link(sim.serial, shell_timeout_s=30)
     with pytest.raises(DeviceError) as err:
-        adb_app.run_benchmark(link, str(tiny_tflite), settings, "bad", Timeouts())
+        adb_app.run_benchmark(link, Artifact(str(tiny_tflite)), settings, "bad", Timeouts())
     assert err.value.kind == "settings" and not err.value.transient and message in str(err.value)
     assert sim.app.launches == 0
 
@@ -121,14 +123,14 @@ def test_a_protocol_1_app_still_works_and_the_result_says_what_it_lacks(sim_devi
     r = host_run(sim, tiny_tflite, test_apk)
     assert errors(validator, r) == []
     assert r["valid"] and r["protocol_version"] == 1 and r["app_version"] == "0.1.0"
-    assert r["protocol_missing_fields"] == list(V2_FIELDS)
+    assert r["protocol_missing_fields"] == list(V2_FIELDS + V3_FIELDS)
     assert not set(V2_FIELDS) & set(r)
     assert sim.app.launches == 2  # the v2 extras were refused once, then the host spoke protocol 1
     link = Link(sim.serial, shell_timeout_s=30)
-    again = adb_app.run_benchmark(link, str(tiny_tflite), BenchSettings(**QUICK), "v1b", Timeouts(report_s=60))
+    again = adb_app.run_benchmark(link, Artifact(str(tiny_tflite)), BenchSettings(**QUICK), "v1b", Timeouts(report_s=60))
     assert again["protocol_version"] == 1 and sim.app.launches == 3  # remembered: no refused launch
     with pytest.raises(DeviceError, match="protocol 1, which cannot require full delegation"):
-        adb_app.run_benchmark(link, str(tiny_tflite), BenchSettings(**QUICK, require_full_delegation=True), "v1c",
+        adb_app.run_benchmark(link, Artifact(str(tiny_tflite)), BenchSettings(**QUICK, require_full_delegation=True), "v1c",
                               Timeouts())
 
 
@@ -137,7 +139,7 @@ def test_nnlite_report_reads_a_report_whose_benchmark_came_from_a_protocol_1_app
     from click.testing import CliRunner
 
     from nnlite_tui.commands.report_cmd import report
-    from nnlite_tui.core.report import LEMUR_KEYS, SCHEMA
+    from nnlite_tui.core.report.document import LEMUR_KEYS, SCHEMA
 
     sim = sim_device_factory(app_protocol=1)
     bench = host_run(sim, tiny_tflite, test_apk)
@@ -154,7 +156,7 @@ def test_nnlite_report_reads_a_report_whose_benchmark_came_from_a_protocol_1_app
     assert out.exit_code == 0, out.output
     read = json.loads(out.output.splitlines()[0])
     assert read["benchmark"]["protocol_version"] == 1 and read["duration"] == on_disk["duration"]
-    assert read["benchmark"]["protocol_missing_fields"] == list(V2_FIELDS)
+    assert read["benchmark"]["protocol_missing_fields"] == list(V2_FIELDS + V3_FIELDS)
     out = CliRunner().invoke(report, [str(tmp_path), "--format", "lemur"])
     assert out.exit_code == 0 and "wrote 1 LEMUR report(s)" in out.output, out.output
     lemur = json.loads(next((tmp_path / "lemur").rglob("*.json")).read_text())

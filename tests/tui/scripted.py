@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 import time
 
-from nnlite_tui.core.control import Control
+from nnlite_tui.core.run.control import Control
 from nnlite_tui.core.events import (DeviceState, ModelLog, ModelStatus, Recovery, Reporter, RunControl, RunFinished,
                                     RunStarted, StageFinished, StageStarted)
 

@@ -6,10 +6,10 @@ import sys
 
 import pytest
 
-from nnlite_tui.core.control import ControlChannel
+from nnlite_tui.core.run.control import ControlChannel
 from nnlite_tui.core.events import ModelLog, ModelStatus, RunControl
-from nnlite_tui.core.control import runner_pid
-from nnlite_tui.core.event_log import EventTail
+from nnlite_tui.core.run.control import runner_pid
+from nnlite_tui.core.run.event_log import EventTail
 from nnlite_tui.tui.widgets.run_header import RunHeader
 
 from .conftest import FROZEN, frozen_app
@@ -116,12 +116,19 @@ async def test_attached_console_says_when_the_runner_is_gone(tmp_path, runner):
         runner.wait()
         await wait_for(pilot, lambda: "NO RUNNER" in str(header.render()))
         assert header.has_class("-no-runner")
+        # Commands now would go unheard (a runner started later skips what was written before it):
+        # the console says so and neither writes them nor shows them done.
+        await pilot.press("p", "x")
+        await pilot.pause()
+        assert ControlChannel(tmp_path).poll() == [] and not app.view.paused
+        assert not any(isinstance(e, RunControl) for e in app.view.notable)
+        assert "No process runs" in str(list(app._notifications)[-1].message)
 
 
 async def test_a_long_log_gives_way_to_the_store_snapshot_and_its_tail(tmp_path, runner, monkeypatch):
     from nnlite_tui.core import store as store_module
     from nnlite_tui.core.events import DeviceState, Recovery, RunStarted
-    from nnlite_tui.core import event_log as attach
+    from nnlite_tui.core.run import event_log as attach
 
     monkeypatch.setattr(attach, "FULL_REPLAY_BYTES", 2000)
     monkeypatch.setattr(attach, "TAIL_BYTES", 1000)

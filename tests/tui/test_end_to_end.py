@@ -26,11 +26,11 @@ async def wait_for(pilot, condition, seconds):
 
 
 async def test_two_sample_models_through_the_console(tmp_path):
-    from nnlite_tui.core.bench import BenchSettings
-    from nnlite_tui.core.config import RunConfig
-    from nnlite_tui.core.convert import ConvertOptions
-    from nnlite_tui.core.jsonl import JsonlReporter
-    from nnlite_tui.core.run_setup import build_pipeline
+    from nnlite_tui.core.bench.settings import BenchSettings
+    from nnlite_tui.core.run.config import RunConfig
+    from nnlite_tui.core.convert.options import ConvertOptions
+    from nnlite_tui.core.run.jsonl import JsonlReporter
+    from nnlite_tui.core.run.setup import build_pipeline
 
     run_dir = tmp_path / "run"
     cfg = RunConfig(sources=[str(REPO / "sample_models")], out=run_dir, include=MODELS,

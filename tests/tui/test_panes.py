@@ -65,6 +65,9 @@ async def test_queue_filters_by_status_and_name_and_sorts():
         assert table_rows(app)[0][1] == "queued" and table_rows(app)[-1][1] == "skipped"
         await pilot.press("o", "o")  # sort by latency: fastest first, then models without a median
         assert [r[0] for r in table_rows(app)][:3] == ["model_03", "model_00", "model_01"]
+        await pilot.press("o")  # the slowest first, models without a median still last
+        assert [r[0] for r in table_rows(app)][:3] == ["model_01", "model_00", "model_03"]
+        assert table_rows(app)[-1][4] == ""
 
 
 async def test_devices_pane_shows_a_card_per_device_with_live_boot_timer():
@@ -196,3 +199,44 @@ async def test_a_stream_of_events_reaches_the_screen_at_most_once_per_interval()
         assert "done 2" in queue.border_subtitle
         app.action_toggle_pause()  # the operator's own commands are shown at once
         assert "PAUSED" in str(app.screen.query_one(RunHeader).render())
+
+
+async def test_header_names_the_conversion_holding_the_run_up_and_the_log_pane_its_phase():
+    from nnlite_tui.core.events import StageFinished
+    from nnlite_tui.core.progress import phase_line
+
+    slow = "FractalNet-309422bb05fad9e6f97b0291b8f0dcb0@int8"
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await feed(app, pilot, RunStarted("runs/t1", ("a", "b", "c", slow), ("host",), ts=FROZEN - 300,
+                                          holds_conversions=True),
+                   *(StageFinished(name, "convert", True, 20.0, ts=FROZEN - 200) for name in ("a", "b", "c")),
+                   ModelStatus(slow, "converting", attempt=1, ts=FROZEN - 150),
+                   ModelLog(slow, "convert", phase_line("build", 0.0), ts=FROZEN - 149),
+                   ModelLog(slow, "convert", phase_line("lower", 30.0), ts=FROZEN - 119))
+        header = str(app.screen.query_one(RunHeader).render()).splitlines()[1]
+        assert "slow: FractalNet-" in header and "@int8 converting 2m30s in lower, 8x the median 20.0 s" in header
+        title = str(app.screen.query_one(LogPane).border_title)
+        assert title.startswith("Log: FractalNet-") and "@int8  ▸ lower 119 s (from " in title
+        assert "before: build 30.0 s" in str(app.screen.query_one(LogPane).border_subtitle)
+        assert "held while" not in title
+        # A host benchmark holds the conversions (--isolation pause): the title says so while it lasts.
+        await feed(app, pilot, DeviceState("host", "busy", kind="host", model="c", ts=FROZEN))
+        assert str(app.screen.query_one(LogPane).border_title).endswith("; held while the host times c")
+        await feed(app, pilot, DeviceState("host", "idle", kind="host", ts=FROZEN))
+        assert "held while" not in str(app.screen.query_one(LogPane).border_title)
+
+
+async def test_with_failures_long_names_give_way_to_the_error_column():
+    fractal = "FractalNet-309422bb05fad9e6f97b0291b8f0dcb0"
+    app = frozen_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await feed(app, pilot, RunStarted("runs/t1", (fractal, f"{fractal}@int8"), ("host", "emulator-5554"), ts=FROZEN),
+                   ModelStatus(fractal, "done", attempt=1, device="emulator-5554", median_ms=257.0, ts=FROZEN))
+        table = app.screen.query_one(ModelQueue).table
+        assert table.columns[0].width == 40  # no failure yet: the names as long as the column allows
+        await feed(app, pilot, ModelStatus(f"{fractal}@int8", "failed", attempt=1, device="host", ts=FROZEN,
+                                           error="convert: TorchExportError: unsupported op aten::grid_sampler"))
+        assert table.columns[0].width == 24 and table.columns[-1].width >= 20
+        text = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+        assert "│ FractalNet-3…f0dcb0@int8  failed" in text and "convert: TorchExpor" in text

@@ -36,11 +36,14 @@ async def test_ten_thousand_models_scroll_filter_and_sort(monkeypatch):
         assert "converting" in line
         await pilot.press("pageup")
         assert table.cursor == COUNT - 1 - table.visible_rows
-        await pilot.press("f", "f", "f", "f", "f")  # status filter: done
+        await pilot.press("f", "f", "f")  # status filter: queued, converting, done (statuses no model has are passed over)
         assert table.row_count == 6000 and app.view.models[table.selected()].status == "done"
         await pilot.press("o", "o", "o")  # sort by latency, fastest first
         first = [table.get_row_at(i) for i in range(3)]
         assert [row[4] for row in first] == ["0.500", "0.500", "0.500"] and first[0][1] == "done"
+        # A new order is shown from its top, not around the row the cursor was on before (near the end)
+        assert table.cursor == 0 and round(table.scroll_y) == 0
+        assert f"│ {first[0][0]} " in screen_text(app)
         # an update of a row off screen changes its data, not the screen; a visible one is repainted
         await feed(app, pilot, ModelStatus(names[9999], "failed", attempt=2, error="convert: E: boom"))
         assert app.view.models[names[9999]].status == "failed"

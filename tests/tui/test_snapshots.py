@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from nnlite_tui.core.events import ModelLog, ModelStatus, Recovery, StageFinished
+from nnlite_tui.core.events import DeviceState, ModelLog, ModelStatus, Recovery, RunStarted, StageFinished
 from nnlite_tui.tui.messages import PipelineEvents
 
 from .conftest import FROZEN, frozen_app
@@ -44,7 +44,7 @@ def test_detail_screen(snap_compare, tmp_path, monkeypatch):
               "valid": True, "emulator": False, "error_message": None,
               "in_dim_0": 1, "in_dim_1": 3, "in_dim_2": 32, "in_dim_3": 32,
               "conversion": {"converter": "litert-torch", "converter_version": "0.10.0", "seconds": 5.651615198000002,
-                             "max_abs_diff": 8.568167686462402e-08, "tflite_bytes": 245_312},
+                             "max_abs_diff": 8.568167686462402e-08, "artifact_bytes": 245_312},
               "benchmark": {"stats": stats, "samples_ns": samples, "output_shapes": [[1, 10]]}}
     (reports / "model_01__host__xnnpack.json").write_text(json.dumps(report))
 
@@ -107,3 +107,35 @@ def test_results_screen(snap_compare, tmp_path, monkeypatch):
         await pilot.pause()
 
     assert snap_compare(frozen_app(), terminal_size=SIZE, run_before=results)
+
+
+FRACTAL = "FractalNet-309422bb05fad9e6f97b0291b8f0dcb0"
+LONG_UNITS = (FRACTAL, f"{FRACTAL}@int8", "rl-init-120a973b453fdc4026c341ad195c8a4b",
+              "rl-init-120a973b453fdc4026c341ad195c8a4b@int8", "ga-128", "ga-128@int8")
+
+
+def long_names_events() -> list:
+    """A finished fp32,int8 run of LEMUR models whose names are longer than the queue's model column."""
+    events = [RunStarted("runs/t1", LONG_UNITS, ("host",), ts=FROZEN - 300), DeviceState("host", "idle", ts=FROZEN)]
+    medians = {FRACTAL: 257.0, f"{FRACTAL}@int8": 27.0, "ga-128": 3.41, "ga-128@int8": 1.02}
+    for name in LONG_UNITS:
+        events.append(ModelStatus(name, "done" if name in medians else "converting", attempt=1,
+                                  device="host" if name in medians else None, median_ms=medians.get(name),
+                                  ts=FROZEN - 10))
+    return events
+
+
+async def long_names(pilot):
+    pilot.app.post_message(PipelineEvents(long_names_events()))
+    await pilot.pause()
+    await pilot.pause()
+
+
+def test_queue_tells_a_long_model_from_its_int8_unit(snap_compare):
+    """Both units of a model longer than the column show its start, its hash's end and their own @suffix."""
+    assert snap_compare(frozen_app(), terminal_size=SIZE, run_before=long_names)
+
+
+def test_selected_row_is_aligned_with_the_others(snap_compare):
+    """The cursor on a cut name (the int8 unit): its cells are where every other row has them."""
+    assert snap_compare(frozen_app(), terminal_size=SIZE, run_before=long_names, press=["down"])

@@ -2,7 +2,7 @@
 
 Each actor owns one Converter with one worker process, so the memory cap, timeout, recycling and
 process-group kill behave exactly as on one machine. It never caches (the driver does) and keeps
-nothing: the .tflite goes back as object-store pieces and the scratch copy is removed.
+nothing: the artifact goes back as object-store pieces and the scratch copy is removed.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from typing import Any
 import ray
 
 from nnlite_tui.core.cluster import session, transfer
-from nnlite_tui.core.convert import ConvertOptions, Converter, converter_versions
+from nnlite_tui.core.convert.options import ConvertOptions
+from nnlite_tui.core.convert.converter import Converter
+from nnlite_tui.core.runtimes import DEFAULT_RUNTIME, get_runtime
 from nnlite_tui.core.spec import ModelSpec
 
 
@@ -32,13 +34,13 @@ class ConvertActor:
 
     def where(self) -> dict[str, Any]:
         return {"node_id": ray.get_runtime_context().get_node_id(), "node": session.node_name(),
-                "versions": converter_versions()}
+                "versions": get_runtime(DEFAULT_RUNTIME).versions()}
 
     def prestart(self) -> None:
         self.converter.prestart()
 
     def convert(self, spec: dict[str, Any]) -> tuple[dict[str, Any], list, str]:
-        """(result, .tflite pieces, log text) for one model."""
+        """(result, artifact pieces, log text) for one model."""
         model = ModelSpec.from_dict(spec)
         dest, log = self._start_job()
         started = time.monotonic()
@@ -46,9 +48,9 @@ class ConvertActor:
         return self._finish_job(result, dest, log, started)
 
     def run_job(self, key: str, job: dict[str, Any], fp32_pieces: list) -> tuple[dict[str, Any], list, str]:
-        """A derivation job (the driver's precision.derive_variant) on the fp32 .tflite sent with it."""
+        """A derivation job (the driver's convert.derive.derive_variant) on the fp32 artifact sent with it."""
         dest, log = self._start_job()
-        source = self.scratch / "fp32-source.tflite"
+        source = self.scratch / f"fp32-source{Path(job['fp32_path']).suffix}"
         started = time.monotonic()
         try:
             transfer.write_file(fp32_pieces, source)
@@ -62,7 +64,7 @@ class ConvertActor:
         self._cancel.clear()
         log = self.scratch / "job.log"
         log.write_text("")
-        return self.scratch / "out.tflite", log
+        return self.scratch / "out.artifact", log
 
     def _finish_job(self, result: dict[str, Any], dest: Path, log: Path, started: float) -> tuple[dict[str, Any], list, str]:
         result["actor_seconds"] = round(time.monotonic() - started, 4)  # the cluster's cost is the rest

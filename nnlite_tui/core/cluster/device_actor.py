@@ -19,7 +19,8 @@ from typing import Any
 
 import ray
 
-from nnlite_tui.core.bench import BenchSettings
+from nnlite_tui.core.outcomes import Artifact
+from nnlite_tui.core.bench.settings import BenchSettings
 from nnlite_tui.core.cluster import session, transfer
 from nnlite_tui.core.devices.base import DeviceError
 from nnlite_tui.core.events import Event, RecordingReporter
@@ -89,15 +90,18 @@ class DeviceActor:
         with self._lock:
             return self.device.snapshot()
 
-    def benchmark(self, chunks: list, settings: BenchSettings, run_id: str) -> tuple[dict[str, Any], float]:
+    def benchmark(self, chunks: list, runtime: str, suffix: str, settings: BenchSettings,
+                  run_id: str, input_ranges: tuple = ()) -> tuple[dict[str, Any], float]:
         """The result block, and the seconds the device itself took (the cluster's cost is the rest)."""
         with self._lock:
             self._cancel.clear()
-            path = self.scratch / "model.tflite"
+            path = self.scratch / f"model{suffix}"
             transfer.write_file(chunks, path)
             started = time.monotonic()
             try:
-                return self.device.benchmark(str(path), settings, run_id, self._cancel), time.monotonic() - started
+                return (self.device.benchmark(Artifact(str(path), runtime, tuple(input_ranges)), settings, run_id,
+                                              self._cancel),
+                        time.monotonic() - started)
             finally:
                 path.unlink(missing_ok=True)
 

@@ -3,7 +3,7 @@
 The driver consults the conversion cache before any work leaves it, and stores what comes back,
 so a resumed or repeated run converts nothing twice wherever it ran. A derived precision
 (`model@int8`) goes as locally: its fp32 conversion through this converter (the driver's cache or an
-actor), then the derivation on an actor, which gets the fp32 .tflite with the job and keys nothing
+actor), then the derivation on an actor, which gets the fp32 artifact with the job and keys nothing
 differently, so local and cluster runs share the cache. A conversion whose actor or
 node died is a transient failure of that model (stage "crash"): the Runner retries it, and a new
 actor is placed wherever Ray finds a CPU.
@@ -21,9 +21,12 @@ import ray
 from nnlite_tui.core.cluster import transfer
 from nnlite_tui.core.cluster.convert_actor import ConvertActor
 from nnlite_tui.core.cluster.session import node_name
-from nnlite_tui.core.convert import (DETERMINISTIC_STAGES, ConversionCache, ConvertOptions, _failure, _place,
-                                     cache_key, converter_versions, default_cache_dir)
-from nnlite_tui.core.convert_cache import CacheWriteError, disk_full_failure
+from nnlite_tui.core.convert.cache import ConversionCache, default_cache_dir
+from nnlite_tui.core.convert.cached_job import through_cache
+from nnlite_tui.core.convert.derive import derive_variant, unit_key
+from nnlite_tui.core.convert.options import ConvertOptions
+from nnlite_tui.core.convert.pool import failure
+from nnlite_tui.core.runtimes import get_runtime
 from nnlite_tui.core.spec import ModelSpec
 
 POLL_S = 0.2
@@ -72,7 +75,6 @@ class RayConverter:
         self.options = options
         self.n_workers = n_workers
         self.log_dir = log_dir
-        self.versions = converter_versions()
         self.cache = ConversionCache(options.cache_dir or default_cache_dir(), options.cache_max_gb)
         self._slots = [_Slot(options) for _ in range(n_workers)]
         self._idle: queue.Queue[_Slot] = queue.Queue()
@@ -84,12 +86,10 @@ class RayConverter:
         self.driver_node = ray.get_runtime_context().get_node_id()
 
     def key(self, spec: ModelSpec) -> str:
-        if spec.precision != "fp32":  # keyed as a local derivation is: the cache serves both
-            from nnlite_tui.core.precision import base_spec, derived_key
+        return unit_key(spec, self.options)
 
-            return derived_key(cache_key(base_spec(spec), self.options, self.versions), spec.precision,
-                               self.options, self.versions)
-        return cache_key(spec, self.options, self.versions)
+    def versions_of(self, runtime: str) -> dict[str, str]:
+        return get_runtime(runtime).versions()
 
     def prestart(self) -> None:
         for slot in self._slots:
@@ -98,8 +98,6 @@ class RayConverter:
     def convert(self, spec: ModelSpec, dest: Path, log_path: Path | None = None,
                 cancel: threading.Event | None = None) -> dict[str, Any]:
         if spec.precision != "fp32":  # fp32 through this converter (cache or actor), then cached_job
-            from nnlite_tui.core.precision import derive_variant
-
             return derive_variant(self, spec, dest, log_path, cancel)
         result = self._cached_remote(self.key(spec), dest, log_path, cancel,
                                      lambda actor: actor.convert.remote(spec.to_dict()), "conversion")
@@ -107,8 +105,8 @@ class RayConverter:
 
     def cached_job(self, key: str, job: dict[str, Any], dest: Path, log_path: Path | None = None,
                    cancel: threading.Event | None = None) -> dict[str, Any]:
-        """A derivation job (precision.derive_variant): from the driver's cache, or run by an actor
-        that gets the fp32 .tflite in pieces with the job, so it need not convert fp32 again."""
+        """A derivation job (convert.derive.derive_variant): from the driver's cache, or run by an actor
+        that gets the fp32 artifact in pieces with the job, so it need not convert fp32 again."""
         pieces: list = []
 
         def call(actor):
@@ -120,33 +118,17 @@ class RayConverter:
 
     def _cached_remote(self, key: str, dest: Path, log_path: Path | None, cancel: threading.Event | None,
                        call, what: str) -> dict[str, Any]:
-        if self.options.use_cache:
-            hit = self.cache.fetch(key, dest)
-            if hit is not None:
-                _log(log_path, f"[nnlite] cached {what} {key[:16]} ({hit.get('stage')})\n")
-                return {**hit, "cached": True, "key": key}
-        slot = self._placed_slot()
-        if slot is None:
-            return {**_failure("crash", "NoConversionActor", "no conversion actor could be placed on the cluster"),
-                    "cached": False, "key": key}
-        try:
-            staging = self.cache.staging(key)
-        except CacheWriteError as exc:
-            self._idle.put(slot)
-            return {**disk_full_failure(self.cache.root, str(exc)), "cached": False, "key": key}
-        try:
+        def run(staged: Path) -> dict[str, Any]:
+            slot = self._placed_slot()
+            if slot is None:
+                return failure("crash", "NoConversionActor", "no conversion actor could be placed on the cluster")
             try:
-                result = self._remote(slot, call, staging.tflite, log_path, cancel)
+                return self._remote(slot, call, staged, log_path, cancel)
             finally:
                 self._idle.put(slot)
-            if self.options.use_cache and (result.get("ok") or result.get("stage") in DETERMINISTIC_STAGES):
-                result = self.cache.commit(staging, result, dest)
-            elif result.get("ok"):
-                _place(staging.tflite, dest)
-                result["tflite_path"] = str(dest)
-        finally:
-            staging.discard()
-        return {**result, "cached": False, "key": key}
+
+        return through_cache(self.cache, key, dest, run, use_cache=self.options.use_cache, log_path=log_path,
+                             what=what)
 
     def _placed_slot(self) -> _Slot | None:
         """An idle slot whose actor is placed; slots Ray cannot place are retired, not waited on."""
@@ -171,7 +153,7 @@ class RayConverter:
                     slot.actor.cancel.remote()
                     cancelled = True
                 if self._abandon.is_set():
-                    return _failure("cancelled", "Cancelled", "conversion abandoned: the run is stopping")
+                    return failure("cancelled", "Cancelled", "conversion abandoned: the run is stopping")
             result, chunks, log_text = ray.get(ref)
             _log(log_path, log_text)
             if result.get("ok"):
@@ -183,7 +165,7 @@ class RayConverter:
             _log(log_path, f"[nnlite] conversion actor lost: {type(exc).__name__}: {str(exc)[:500]}\n")
             if not self._abandon.is_set():
                 slot.renew()
-            return _failure("crash", "NodeLost", f"conversion actor or its node was lost ({type(exc).__name__})")
+            return failure("crash", "NodeLost", f"conversion actor or its node was lost ({type(exc).__name__})")
 
     # ----- the Converter's housekeeping -----
     def _local_actors(self) -> list:

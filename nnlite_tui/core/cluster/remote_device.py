@@ -1,6 +1,6 @@
 """RemoteDevice: the Device protocol for a device attached to any node, and `--device` over a cluster.
 
-Calls run on the device's node through its DeviceActor; the .tflite travels there through the
+Calls run on the device's node through its DeviceActor; the artifact travels there through the
 object store. A node or actor that dies under a call is DeviceError(kind="node-lost",
 transient=True), so the Runner retries within --max-attempts; once Ray says the node is dead,
 recovery gives up on it and later calls fail at once (transient=False) with a report that says so.
@@ -12,13 +12,15 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from nnlite_tui.core.bench import BenchSettings
+from nnlite_tui.core.outcomes import Artifact
+from nnlite_tui.core.bench.settings import BenchSettings
 from nnlite_tui.core.cluster import transfer
 from nnlite_tui.core.cluster.device_actor import DeviceActor, DeviceService, resource_name
 from nnlite_tui.core.cluster.session import alive_nodes
@@ -126,16 +128,19 @@ class RemoteDevice:
         except DeviceError as err:
             return unread_snapshot(str(err))
 
-    def benchmark(self, tflite_path: str, settings: BenchSettings, run_id: str,
-                  cancel: threading.Event | None = None) -> dict[str, Any]:
+    def benchmark(self, artifact: Artifact, settings: BenchSettings, run_id: str,
+                  cancel: threading.Event | None = None,
+                  progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+        """`progress` is not used: the device's phases stay on its node (its result still carries them)."""
         if self.gone:
             self._call(None)  # raises: the node is gone
         started = time.monotonic()
-        chunks = transfer.put_file(tflite_path)
+        chunks = transfer.put_file(artifact.path)
         limit = 3 * settings.max_seconds + 5 * CALL_TIMEOUT_S  # a backstop: the device has its own timeouts
         try:
-            block, device_s = self._call(self.actor.benchmark.remote(chunks, settings, run_id), timeout=limit,
-                                         cancel=cancel)
+            block, device_s = self._call(self.actor.benchmark.remote(chunks, artifact.runtime, artifact.suffix, settings,
+                                                                     run_id, artifact.input_ranges),
+                                         timeout=limit, cancel=cancel)
         finally:
             del chunks  # the driver owns the pieces: dropping the refs frees them
         self.last_overhead_s = time.monotonic() - started - device_s

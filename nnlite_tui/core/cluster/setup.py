@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from nnlite_tui.core.cluster.address import check_address
 from nnlite_tui.core.cluster.session import ClusterSession, cluster_cpus, connect
-from nnlite_tui.core.config import RunConfig
+from nnlite_tui.core.run.config import RunConfig
 from nnlite_tui.core.devices.base import Device
 
 
 def cluster_parts(cfg: RunConfig, n_models: int, address: str):
     """(session, RayConverter, devices) for `nnlite run --cluster ADDRESS`; raises ClusterError."""
+    check_address(address)  # seconds, where ray.init would retry for minutes
     session: ClusterSession = connect(address)
     from nnlite_tui.core.cluster.ray_converter import RayConverter
     from nnlite_tui.core.cluster.remote_device import resolve_cluster_devices

@@ -1,4 +1,4 @@
-"""Moving a .tflite between nodes through Ray's object store, in chunks, without a second copy.
+"""Moving an artifact between nodes through Ray's object store, in chunks, without a second copy.
 
 The sender maps the file (numpy memmap) and puts it in CHUNK-sized pieces: each piece is copied
 once, from the page cache into the object store. The receiver gets each piece as a read-only view

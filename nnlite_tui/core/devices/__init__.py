@@ -1,1 +1,1 @@
-"""Devices a model can be benchmarked on: the host (LiteRT in Python), adb devices and emulators."""
+"""Devices a unit can be benchmarked on: the host (each runtime's interpreter in Python), adb devices and emulators."""

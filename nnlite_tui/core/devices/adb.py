@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
-from nnlite_tui.core.bench import BenchSettings
+from nnlite_tui.core.outcomes import Artifact
+from nnlite_tui.core.bench.settings import BenchSettings
 from nnlite_tui.core.devices import adb_analytics, adb_app, adb_boot, adb_link
 from nnlite_tui.core.devices.adb_app import Timeouts
 from nnlite_tui.core.devices.adb_link import Link
 from nnlite_tui.core.devices.base import DeviceError
 from nnlite_tui.core.events import DeviceState, Recovery, Reporter
+from nnlite_tui.core.progress import phase_line
 
 BOOT_TIMEOUT_S = 300.0
 RECONNECT_TIMEOUT_S = 60.0
@@ -102,12 +105,16 @@ class AdbDevice:
         except DeviceError as err:
             return adb_analytics.unread_snapshot(str(err))
 
-    def benchmark(self, tflite_path: str, settings: BenchSettings, run_id: str,
-                  cancel: threading.Event | None = None) -> dict[str, Any]:
+    def benchmark(self, artifact: Artifact, settings: BenchSettings, run_id: str,
+                  cancel: threading.Event | None = None,
+                  progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+        if progress is not None:  # the app times on the device: what the host knows is the budget it was given
+            progress(phase_line("on_device", 0.0, runs=settings.runs, min_s=settings.min_seconds,
+                                max_runs=settings.max_runs, max_s=settings.max_seconds))
         try:
             if self.app is None:  # prepare() failed earlier, or a recovery found the app gone
                 self.app = adb_app.ensure_app(self.link, self.apk, self.timeouts)
-            result = adb_app.run_benchmark(self.link, tflite_path, settings, run_id, self.timeouts, cancel)
+            result = adb_app.run_benchmark(self.link, artifact, settings, run_id, self.timeouts, cancel)
         except DeviceError as err:
             if err.kind == "launch":
                 self.app = None  # "Activity class does not exist": check and reinstall next time

@@ -10,7 +10,7 @@ import re
 import time
 from typing import Any
 
-from nnlite_tui.core import analytics
+from nnlite_tui.core.devices import analytics
 from nnlite_tui.core.devices.adb_link import Link
 from nnlite_tui.core.devices.base import DeviceError
 

@@ -5,7 +5,10 @@ wraps a 64-bit number into a 32-bit extra).
 
 Protocol 2 adds `warmup_seconds` and `require_full_delegation`; an app that speaks protocol 1
 refuses unknown extras, so for it the host sends only the version-1 extras and says what the
-report will lack. A per-op profile is asked for with `profile_ops` (and `profile_runs`) only when the
+report will lack. Protocol 3 adds the energy extras (`energy`, `energy_seconds`: adb_energy.py,
+sent only when the run asks for energy) and the runtime's extras (`runtime`, `input_shapes`, `input_dtypes`:
+runtimes.base.Runtime.app_extras), sent only for a runtime other than LiteRT, so an older app still
+runs every LiteRT unit. A per-op profile is asked for with `profile_ops` (and `profile_runs`) only when the
 run wants one; a report without the `ops` block it asked for gets one that says why (section 9e).
 """
 
@@ -14,11 +17,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from nnlite_tui.core.bench import BACKENDS, BenchSettings
+from nnlite_tui.core.bench.settings import BACKENDS, BenchSettings
+from nnlite_tui.core.devices import adb_energy
 from nnlite_tui.core.devices.base import DeviceError
 
-PROTOCOL_VERSION = 2
-SUPPORTED_PROTOCOLS = (1, 2)
+PROTOCOL_VERSION = 3
+SUPPORTED_PROTOCOLS = (1, 2, 3)
 INT_MAX = 2**31 - 1  # --ei is a Java int
 LONG_MAX = 2**63 - 1  # --el
 FLOAT_MAX = 3.4028234663852886e38  # --ef is a Java float
@@ -27,9 +31,16 @@ V2_EXTRAS = ("warmup_seconds", "require_full_delegation")
 PROFILE_EXTRAS = ("profile_ops", "profile_runs")
 NO_APP_PROFILER = ("the benchmark app gives no per-op profile: LiteRT's Android Interpreter API has no per-op "
                    "profiler (android-app/PROTOCOL.md, section 9e)")
+# Why an app's report has no ops block, by the unit's runtime (PROTOCOL.md section 9e).
+NO_APP_PROFILER_BY_RUNTIME = {
+    "executorch": "the published ExecuTorch Android library is built without its event tracer, so Module.etdump() "
+                  "records no per-op events (android-app/PROTOCOL.md, section 9e)",
+}
 # What a protocol-1 report lacks (the measured blocks protocol 2 added).
 V2_FIELDS = ("warmup_seconds", "require_full_delegation", "timing", "native_stats", "native_samples_ns",
              "warmup_runs", "warmup_mean_ns", "delegation", "memory", "conditions")
+# What a protocol-2 report lacks (what protocol 3 added beside energy, which is asked for).
+V3_FIELDS = ("runtime", "runtime_version", "capabilities")
 
 
 def settings_errors(s: BenchSettings) -> list[str]:
@@ -64,7 +75,7 @@ def settings_errors(s: BenchSettings) -> list[str]:
         errors.append(f"backend {s.backend!r} is not one of {', '.join(BACKENDS)}")
     if not isinstance(s.require_full_delegation, bool):
         errors.append(f"require_full_delegation must be true or false, got {s.require_full_delegation!r}")
-    return errors
+    return errors + adb_energy.settings_errors(s)
 
 
 def check_settings(s: BenchSettings, serial: str) -> None:
@@ -78,8 +89,10 @@ def _float(value: float) -> str:
     return repr(float(value))
 
 
-def launch_extras(model: str, report: str, launch_id: str, s: BenchSettings, protocol: int = PROTOCOL_VERSION) -> list[str]:
-    """The `am start` extras for an app speaking `protocol` (settings already checked)."""
+def launch_extras(model: str, report: str, launch_id: str, s: BenchSettings, protocol: int = PROTOCOL_VERSION,
+                  runtime_extras: dict[str, str] | None = None) -> list[str]:
+    """The `am start` extras for an app speaking `protocol` (settings already checked); `runtime_extras`
+    (protocol 3) are the unit's runtime's, strings the link quotes for the device's shell."""
     seed_flag = "--ei" if s.seed <= INT_MAX else "--el"
     extras = ["--es", "model_path", model, "--es", "report_path", report, "--es", "run_id", launch_id,
               "--ei", "warmup", str(s.warmup), "--ei", "runs", str(s.runs), "--ef", "min_seconds", _float(s.min_seconds),
@@ -90,7 +103,31 @@ def launch_extras(model: str, report: str, launch_id: str, s: BenchSettings, pro
                    "--ez", "require_full_delegation", "true" if s.require_full_delegation else "false"]
         if s.profile_ops:
             extras += ["--es", "profile_ops", s.profile_ops, "--ei", "profile_runs", str(s.profile_runs)]
+    if protocol >= 3:
+        for key, value in (runtime_extras or {}).items():
+            extras += ["--es", key, value]
+        extras += adb_energy.extras(s)  # section 9f: only when the run asks for energy
     return extras
+
+
+NO_RANGE_EXTRA = ("the installed benchmark app does not take the input_ranges extra, so it would fill token ids "
+                  "outside their embedding table; install the current APK (android-app/README.md)")
+
+
+def range_extras(ranges, protocol: int, serial: str) -> dict[str, str]:
+    """`input_ranges` (protocol 3): per input, null or [low, high) of its integer fill, as JSON."""
+    import json
+
+    if protocol < 3:
+        raise DeviceError(f"{serial}: the installed benchmark app speaks protocol {protocol}; {NO_RANGE_EXTRA}",
+                          kind="install", transient=False)
+    text = json.dumps([None if r is None else [int(r[0]), int(r[1])] for r in ranges], separators=(",", ":"))
+    return {"input_ranges": text}
+
+
+def refuses_range_extra(result: dict[str, Any]) -> bool:
+    """An app built before the input_ranges extra: an `args` report naming it as unknown."""
+    return result.get("error_stage") == "args" and "unknown extra 'input_ranges'" in (result.get("error_message") or "")
 
 
 def refuses_v2_extras(result: dict[str, Any]) -> bool:
@@ -108,9 +145,10 @@ def check_v1_can_run(s: BenchSettings, serial: str) -> None:
 
 
 def mark_protocol(result: dict[str, Any]) -> dict[str, Any]:
-    """A protocol-1 report is read as it is; the result says which protocol-2 fields it lacks."""
+    """An older protocol's report is read as it is; the result says which later fields it lacks."""
     version = result.get("protocol_version")
-    result["protocol_missing_fields"] = [k for k in V2_FIELDS if k not in result] if version == 1 else []
+    lacking = (V2_FIELDS + V3_FIELDS) if version == 1 else V3_FIELDS if version == 2 else ()
+    result["protocol_missing_fields"] = [k for k in lacking if k not in result]
     return result
 
 
@@ -126,9 +164,11 @@ def profile_modes(s: BenchSettings) -> list[str]:
 
 def check_ops(result: dict[str, Any], s: BenchSettings, serial: str, why_none: str = NO_APP_PROFILER) -> dict[str, Any]:
     """The report's per-op profile, checked and stored as the host device stores its own: `ops` (and
-    `ops_builtin` for "both") in the kernel mode asked for; a valid report without one gets a block
-    whose `error` says why, so a report that asked always answers."""
-    from nnlite_tui.core.predict.ops_block import SCHEMA_VERSION
+    `ops_builtin` for "both") in the kernel mode asked for, through the ops block checks
+    (core/ops/block_check.py); a valid report without one gets a block whose `error` says why, so a
+    report that asked always answers."""
+    from nnlite_tui.core.ops.block import SCHEMA_VERSION
+    from nnlite_tui.core.ops.block_versions import read_block
 
     modes = profile_modes(s)
     for key in [k for k in ("ops", "ops_builtin") if k in result]:
@@ -138,6 +178,8 @@ def check_ops(result: dict[str, Any], s: BenchSettings, serial: str, why_none: s
         if result[key].get("kernel_mode") != want:
             raise DeviceError(f"{serial}: the report's {key} block is for kernel mode "
                               f"{result[key].get('kernel_mode')!r}, not the {want!r} asked for", kind="report")
+        # Checked here as the host checks its own: a block that fails is stored marked invalid, with why.
+        result[key] = read_block(result[key])
     if modes and result.get("valid"):
         for key, mode in zip(("ops", "ops_builtin"), modes):
             result.setdefault(key, {"schema_version": SCHEMA_VERSION, "kernel_mode": mode, "error": why_none,

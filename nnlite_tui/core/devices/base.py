@@ -1,12 +1,14 @@
-"""The Device protocol: what the pipeline needs from anything that can run a .tflite benchmark."""
+"""The Device protocol: what the pipeline needs from anything that can benchmark a converted model."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any, Protocol
 
-from nnlite_tui.core.bench import BenchSettings
+from nnlite_tui.core.bench.settings import BenchSettings
 from nnlite_tui.core.events import Reporter
+from nnlite_tui.core.outcomes import Artifact
 
 
 class DeviceError(Exception):
@@ -39,9 +41,13 @@ class Device(Protocol):
         """Get ready for the next benchmark before other work is held back (the host starts its
         benchmark process here); a no-op where nothing on this host needs to start."""
 
-    def benchmark(self, tflite_path: str, settings: BenchSettings, run_id: str,
-                  cancel: threading.Event | None = None) -> dict[str, Any]:
-        """The protocol's result block (valid or not); raises DeviceError for device faults."""
+    def benchmark(self, artifact: Artifact, settings: BenchSettings, run_id: str,
+                  cancel: threading.Event | None = None,
+                  progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+        """The protocol's result block (valid or not) for the artifact in its runtime; raises
+        DeviceError for device faults (a runtime the device does not have is one, not transient).
+        `progress` is handed each phase line (core/progress.py) as the benchmark gets there, where
+        the device can tell (the host's benchmark process does)."""
 
     def recover(self, level: int, reporter: Reporter) -> bool:
         """Escalating recovery (1 reconnect, 2 restart what we own); True if it may work again."""

@@ -1,19 +1,23 @@
-"""Runs one host benchmark in a fresh process: `python -m nnlite_tui.core.devices.host_bench --serve [--cpus 0,1]`.
+"""Runs one host benchmark in a fresh process:
+`python -m nnlite_tui.core.devices.host_bench --serve [--cpus 0,1] [--runtimes litert,...]`.
 
-A crash of the LiteRT interpreter (a segfault on a bad model) then kills only this process.
-It pins itself, imports the runtime (numpy, LiteRT, the protocol), prints READY and waits for one
-line on stdin, the path of ARGS.json (model_path, settings, run_id, cpus and the path to write the
-result to); it then benchmarks that one model and exits. The parent starts it while conversions
+A crash of the runtime's interpreter (a segfault on a bad model) then kills only this process.
+It pins itself, imports the runtimes it may be handed (numpy, their interpreters, the protocol),
+prints READY and waits for one line on stdin, the path of ARGS.json (model_path, runtime, settings,
+run_id, cpus and the path to write the result to); it then benchmarks that one model and exits. The parent starts it while conversions
 still run, so a host benchmark pauses them only for the load and the timing; each model still gets
 a fresh process. End of input before a path (the parent closed it or died) ends it.
 """
 
 from __future__ import annotations
 
+import argparse
 import gc
+import importlib
 import json
 import os
 import sys
+import time
 
 READY = "nnlite-host-bench-ready"
 
@@ -30,24 +34,41 @@ def thp_mode() -> str | None:
 
 
 def run_one(args_path: str) -> int:
+    began = time.perf_counter()
     with open(args_path) as f:
         args = json.load(f)
     cpus = args.get("cpus")
     if cpus:
         os.sched_setaffinity(0, set(cpus))
-    from nnlite_tui.core.bench import BenchSettings, benchmark_result
+    from nnlite_tui.core.bench.protocol import benchmark_result
+    from nnlite_tui.core.bench.settings import BenchSettings
+    from nnlite_tui.core.progress import phase_line
+    from nnlite_tui.core.runtimes import DEFAULT_RUNTIME, get_runtime
+
+    def progress(phase: str, **figures: float) -> None:  # to the parent, which forwards it to the console
+        print(phase_line(phase, time.perf_counter() - began, **figures), flush=True)
 
     settings = BenchSettings(**args["settings"])
-    result = benchmark_result(args["model_path"], settings, args.get("run_id", ""), profile=False)
+    runtime = args.get("runtime") or DEFAULT_RUNTIME
+    energy_windows, no_energy = None, None
+    if settings.energy:  # only from a readable RAPL counter (host_energy.py); else a block saying why
+        from pathlib import Path
+
+        from nnlite_tui.core.devices import host_energy
+
+        root = Path(args.get("powercap_root") or host_energy.POWERCAP_ROOT)
+        energy_windows, no_energy = host_energy.windows_or_reason(settings.energy_seconds, root)
+    result = benchmark_result(args["model_path"], settings, args.get("run_id", ""), profile=False, runtime=runtime,
+                              progress=progress, after_timed=energy_windows, ranges=args.get("input_ranges") or ())
+    if no_energy is not None and result.get("valid"):
+        result["energy"] = no_energy
     result["cpu_affinity"] = sorted(os.sched_getaffinity(0))
     result["huge_pages"] = {"glibc_tunables": os.environ.get("GLIBC_TUNABLES"), "thp_enabled": thp_mode()}
     _write(args["result_path"], result)
     if settings.profile_ops and result.get("valid"):
-        # The timings are saved first: if LiteRT's C API takes this process down during the profiled
-        # pass, the parent still gets them (local.py marks the ops block as crashed).
-        from nnlite_tui.core.predict.profiled_pass import profiled_pass
-
-        result.update(profiled_pass(args["model_path"], settings))
+        # The timings are saved first: if the runtime's profiler takes this process down during the
+        # profiled pass, the parent still gets them (local.py marks the ops block as crashed).
+        result.update(get_runtime(runtime).profile(args["model_path"], settings, args.get("input_ranges") or ()))
         _write(args["result_path"], result)
     return 0
 
@@ -59,15 +80,16 @@ def _write(path: str, result: dict) -> None:
     os.replace(tmp, path)
 
 
-def serve(cpus: str | None) -> int:
+def serve(cpus: str | None, runtimes: tuple[str, ...]) -> int:
     if cpus:
         os.sched_setaffinity(0, {int(c) for c in cpus.split(",")})  # before any import starts a thread
-    import numpy  # noqa: F401 - imported now, while nothing is being timed
-    from ai_edge_litert import interpreter  # noqa: F401
+    from nnlite_tui.core.bench import input_fill, memory, protocol, tensor_quant  # noqa: F401 - now, untimed
+    from nnlite_tui.core.runtimes import get_runtime
 
-    from nnlite_tui.core import bench, stats, tensor_quant  # noqa: F401
-
-    bench.memory_snapshot()  # looks up glibc's mallinfo2 (an ldconfig run) now rather than in the pause
+    for name in runtimes:
+        for module in get_runtime(name).bench_imports:
+            importlib.import_module(module)
+    memory.memory_snapshot()  # looks up glibc's mallinfo2 (an ldconfig run) now rather than in the pause
     print(READY, flush=True)
     line = sys.stdin.readline().strip()
     if not line:
@@ -81,5 +103,14 @@ def serve(cpus: str | None) -> int:
     os._exit(code)
 
 
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="host_bench")
+    parser.add_argument("--serve", action="store_true", required=True)
+    parser.add_argument("--cpus")
+    parser.add_argument("--runtimes", default="litert")
+    args = parser.parse_args(argv)
+    return serve(args.cpus, tuple(args.runtimes.split(",")))
+
+
 if __name__ == "__main__":
-    sys.exit(serve(sys.argv[3] if sys.argv[2:3] == ["--cpus"] else None))
+    sys.exit(main(sys.argv[1:]))

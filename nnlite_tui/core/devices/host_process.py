@@ -16,9 +16,11 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 
 from nnlite_tui.core.devices.base import DeviceError
 from nnlite_tui.core.devices.host_bench import READY
+from nnlite_tui.core.progress import MARK
 
 LOG_LINES = 200
 WAIT_STEP_S = 0.05  # how often a wait looks at its cancel event
@@ -35,10 +37,12 @@ def wait_for_quiet_starts(deadline: float) -> None:
 
 
 class BenchProcess:
-    def __init__(self, cpus: list[int] | None, env: dict[str, str]):
+    def __init__(self, cpus: list[int] | None, env: dict[str, str], runtimes: tuple[str, ...] = ("litert",)):
         self.cpus = list(cpus) if cpus else None
         self.env = env
-        argv = [sys.executable, "-m", "nnlite_tui.core.devices.host_bench", "--serve"]
+        self.runtimes = tuple(runtimes)
+        argv = [sys.executable, "-m", "nnlite_tui.core.devices.host_bench", "--serve",
+                "--runtimes", ",".join(self.runtimes)]
         if self.cpus:
             argv += ["--cpus", ",".join(str(c) for c in self.cpus)]
         self.started = time.monotonic()
@@ -46,6 +50,9 @@ class BenchProcess:
         self.ready = threading.Event()  # set when READY was printed or the process ended before it
         self.ended = threading.Event()  # set at the end of its output: the process has exited or is exiting
         self._lines: collections.deque[str] = collections.deque(maxlen=LOG_LINES)
+        # Told each phase line (core/progress.py) as it comes, while the model is timed; such lines
+        # are progress, not part of the benchmark's log.
+        self.on_phase: Callable[[str], None] | None = None
         with _starting_changed:
             _starting.add(self)
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -61,6 +68,11 @@ class BenchProcess:
                     self.ready_at = time.monotonic()
                     self._started_up()
                     continue
+                if line.startswith(MARK):
+                    on_phase = self.on_phase
+                    if on_phase is not None:
+                        on_phase(line.rstrip())
+                    continue
                 self._lines.append(line)
         finally:
             self.proc.stdout.close()
@@ -73,9 +85,11 @@ class BenchProcess:
             _starting.discard(self)
             _starting_changed.notify_all()
 
-    def fits(self, cpus: list[int] | None, env: dict[str, str]) -> bool:
-        """Started with these cores and this environment (huge pages are set before a process starts)."""
-        return self.cpus == (list(cpus) if cpus else None) and self.env == env and not self.ended.is_set()
+    def fits(self, cpus: list[int] | None, env: dict[str, str], runtimes: tuple[str, ...] = ("litert",)) -> bool:
+        """Started with these cores, this environment (huge pages are set before a process starts) and
+        these runtimes imported."""
+        return (self.cpus == (list(cpus) if cpus else None) and self.env == env and self.runtimes == tuple(runtimes)
+                and not self.ended.is_set())
 
     def wait_ready(self, deadline: float, cancel: threading.Event | None) -> None:
         self._wait(self.ready, deadline, cancel, "the host benchmark process did not start in time")

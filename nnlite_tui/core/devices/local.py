@@ -1,4 +1,4 @@
-"""The host device: LiteRT's interpreter on this machine's CPU, one benchmark process per model."""
+"""The host device: each runtime's interpreter on this machine's CPU, one benchmark process per model."""
 
 from __future__ import annotations
 
@@ -9,14 +9,16 @@ import signal
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from nnlite_tui.core import analytics
-from nnlite_tui.core.bench import BenchSettings
+from nnlite_tui.core.devices import analytics
+from nnlite_tui.core.bench.settings import BenchSettings
 from nnlite_tui.core.devices.base import DeviceError
 from nnlite_tui.core.devices.host_process import BenchProcess, wait_for_quiet_starts
 from nnlite_tui.core.events import DeviceState, Reporter
+from nnlite_tui.core.outcomes import Artifact
 
 
 # 2 MB pages for the benchmark process's heap, where LiteRT/XNNPACK keep packed weights and
@@ -100,13 +102,20 @@ class LocalDevice:
     With `prestart` (default; NNLITE_HOST_PRESTART=0 turns it off), the process for the next model is
     started and has imported the runtime before that model is due (see host_process.py);
     `ready_for_benchmark()` waits for it, so that the isolation entered after it covers only the
-    model's load and timing."""
+    model's load and timing. It imports one runtime, the last benchmarked one's (at first the run's
+    first): a LiteRT benchmark never shares its process with ExecuTorch's torch, nor the reverse. A
+    model of the other runtime replaces it with a process of its own (its start-up then falls inside
+    the isolation, once per switch)."""
 
     kind = "host"
 
     def __init__(self, serial: str = "host", cpus: list[int] | None = None, timeout_s: float = 600.0,
-                 huge_pages: bool = True, prestart: bool | None = None):
+                 huge_pages: bool = True, prestart: bool | None = None, runtimes: tuple[str, ...] = ("litert",),
+                 powercap_root: str | None = None):
         self.serial = serial
+        self.powercap_root = powercap_root  # where RAPL's counters are (host_energy.py); tests give their own
+        self.runtimes = runtimes  # the run's runtimes
+        self._next_runtime = runtimes[0] if runtimes else "litert"  # what a process started ahead imports
         self.cpus = cpus
         self.huge_pages = huge_pages
         self.timeout_s = timeout_s
@@ -144,10 +153,11 @@ class LocalDevice:
         env = bench_env(self.huge_pages)
         with self._lock:
             spare = self._spare
-            if spare is None or not spare.fits(self.cpus, env):
+            runtimes = (self._next_runtime,)
+            if spare is None or not spare.fits(self.cpus, env, runtimes):
                 if spare is not None:
-                    spare.kill()  # pinned to other cores, or died: it cannot measure the next model
-                spare = self._spare = BenchProcess(self.cpus, env)
+                    spare.kill()  # pinned to other cores, of another runtime, or died: not for the next model
+                spare = self._spare = BenchProcess(self.cpus, env, runtimes)
             return spare
 
     def _take_process(self) -> BenchProcess:
@@ -157,21 +167,27 @@ class LocalDevice:
             self._proc = spare
         return spare
 
-    def benchmark(self, tflite_path: str, settings: BenchSettings, run_id: str,
-                  cancel: threading.Event | None = None) -> dict[str, Any]:
+    def benchmark(self, artifact: Artifact, settings: BenchSettings, run_id: str,
+                  cancel: threading.Event | None = None,
+                  progress: Callable[[str], None] | None = None) -> dict[str, Any]:
         with tempfile.TemporaryDirectory(prefix="nnlite-bench-") as tmp:
             args_path = os.path.join(tmp, "args.json")
             result_path = os.path.join(tmp, "result.json")
             with open(args_path, "w") as f:
-                json.dump({"model_path": tflite_path, "settings": settings.to_dict(), "run_id": run_id,
-                           "cpus": self.cpus, "result_path": result_path}, f)
+                json.dump({"model_path": artifact.path, "runtime": artifact.runtime, "settings": settings.to_dict(),
+                           "input_ranges": list(artifact.input_ranges), "run_id": run_id, "cpus": self.cpus,
+                           "result_path": result_path, "powercap_root": self.powercap_root}, f)
+            self._next_runtime = artifact.runtime
             proc = self._take_process()
-            deadline = time.monotonic() + self.timeout_s
+            proc.on_phase = progress
+            # The energy windows (settle, idle, load) come on top of the benchmark's own time.
+            limit = self.timeout_s + (1.0 + 2 * settings.energy_seconds if settings.energy else 0.0)
+            deadline = time.monotonic() + limit
             try:
                 proc.wait_ready(deadline, cancel)
                 wait_for_quiet_starts(deadline)  # another host device's next process may be importing
                 proc.run_model(args_path)
-                code = proc.wait_exit(deadline, cancel, f"host benchmark took longer than {self.timeout_s:g} s")
+                code = proc.wait_exit(deadline, cancel, f"host benchmark took longer than {limit:g} s")
             finally:
                 with self._lock:
                     self._proc = None
@@ -186,7 +202,7 @@ class LocalDevice:
             with open(result_path) as f:
                 result = json.load(f)
             if code != 0:  # died in the profiled pass, after saving the timed result
-                from nnlite_tui.core.predict.ops_block import SCHEMA_VERSION as OPS_SCHEMA_VERSION
+                from nnlite_tui.core.ops.block import SCHEMA_VERSION as OPS_SCHEMA_VERSION
 
                 result["ops"] = {"schema_version": OPS_SCHEMA_VERSION, "kernel_mode": settings.profile_ops, "ops": [],
                                  "error": f"the profiled pass crashed the benchmark process ({why})"}

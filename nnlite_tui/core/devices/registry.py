@@ -25,8 +25,9 @@ ANY_DEVICE_WAIT_S = float(os.environ.get("NNLITE_ANY_DEVICE_WAIT_S", "10"))
 def resolve_devices(names: list[str], cfg) -> list[Device]:
     devices: list[Device] = []
     seen = set()
+    runtimes = tuple(getattr(cfg, "runtimes", None) or ("litert",))
     for name in names or ["host"]:
-        found = [LocalDevice()] if name == "host" else _resolve_adb(name, cfg.apk)
+        found = [LocalDevice(runtimes=runtimes)] if name == "host" else _resolve_adb(name, cfg.apk, runtimes)
         for device in found:
             if device.serial not in seen:
                 seen.add(device.serial)
@@ -36,7 +37,7 @@ def resolve_devices(names: list[str], cfg) -> list[Device]:
     return devices
 
 
-def _resolve_adb(name: str, apk: str | None) -> list[Device]:
+def _resolve_adb(name: str, apk: str | None, runtimes: tuple[str, ...] = ("litert",)) -> list[Device]:
     from nnlite_tui.core.devices import adb_link
     from nnlite_tui.core.devices.adb import AdbDevice, attached
     from nnlite_tui.core.devices.adb_app import Timeouts
@@ -60,7 +61,7 @@ def _resolve_adb(name: str, apk: str | None) -> list[Device]:
         usable = _wait_for_any(listed, attached)
         if not usable:
             print("--device all: no adb device attached; benchmarking on the host", file=sys.stderr)
-            return [LocalDevice()]
+            return [LocalDevice(runtimes=runtimes)]
         return [AdbDevice(d["serial"], apk=apk) for d in usable]
     listed = _wait_for_serial(name, listed, attached)
     for d in listed:

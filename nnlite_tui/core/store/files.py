@@ -20,7 +20,7 @@ from tinydb.storages import Storage
 
 from nnlite_tui import __version__
 from nnlite_tui.core.disk import fsync_path
-from nnlite_tui.core.run_files import STATE_FILE
+from nnlite_tui.core.run_dir import STATE_FILE
 
 SCHEMA_VERSION = 1
 fdatasync = getattr(os, "fdatasync", os.fsync)

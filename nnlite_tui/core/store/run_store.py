@@ -48,7 +48,7 @@ except ImportError:  # Windows has no flock; one writer per run dir is then the 
     fcntl = None  # type: ignore[assignment]
 
 DEFAULTS: dict[str, Any] = {"spec": {}, "status": "queued", "stage": None, "attempts": 0, "timings": {},
-                            "tflite": None, "report": None, "error": None, "device": None, "median_ms": None}
+                            "artifact": None, "report": None, "error": None, "device": None, "median_ms": None}
 
 
 class RunStore:

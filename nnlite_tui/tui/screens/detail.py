@@ -1,10 +1,8 @@
 """Model detail screen: the model's report(s) — shapes, conversion, latency statistics and histogram, device,
-and its precisions side by side when the run has several."""
+and its runtimes and precisions side by side when the run has several."""
 
 from __future__ import annotations
 
-import glob
-import json
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -15,6 +13,9 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Sparkline, Static
 
+from nnlite_tui.core.names import short_name
+from nnlite_tui.core.report.energy import EnergyFigure, energy_of
+from nnlite_tui.core.run_dir import reports_of
 from nnlite_tui.tui.formatting import byte_size, fields, line, milliseconds, seconds, tiny, yes_no
 from nnlite_tui.tui.widgets.op_bars import OpBars
 from nnlite_tui.tui.widgets.precision_table import PrecisionTable, base_of, precision_rows
@@ -25,19 +26,8 @@ HISTOGRAM_BINS = 12
 
 
 def find_reports(run_dir: str | None, model: str) -> list[tuple[Path, dict[str, Any]]]:
-    """Reports of `model` in RUN_DIR/reports (one per device/backend), oldest first."""
-    if not run_dir:
-        return []
-    found = []
-    for name in sorted(glob.glob(str(Path(run_dir, "reports", glob.escape(model) + "*.json")))):
-        path = Path(name)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            continue  # a report being written right now is picked up the next time the screen opens
-        if isinstance(data, dict) and data.get("model_name", model) == model:
-            found.append((path, data))
-    return found
+    """Reports of exactly `model` (one per device/backend); one being written shows next time."""
+    return reports_of(run_dir, model)
 
 
 def find_key(data: Any, key: str) -> Any:
@@ -97,8 +87,8 @@ def conversion_fields(conversion: dict[str, Any]) -> list[tuple[str, str]]:
         out.append(("took", seconds(conversion["seconds"])))
     if isinstance(conversion.get("max_abs_diff"), (int, float)):
         out.append(("max |diff|", tiny(conversion["max_abs_diff"])))
-    if isinstance(conversion.get("tflite_bytes"), (int, float)):
-        out.append(("size", byte_size(conversion["tflite_bytes"])))
+    if isinstance(conversion.get("artifact_bytes"), (int, float)):
+        out.append(("size", byte_size(conversion["artifact_bytes"])))
     if conversion.get("layout"):
         out.append(("layout", str(conversion["layout"])))
     return out
@@ -120,10 +110,27 @@ def report_lines(path: Path, report: dict[str, Any]) -> Content:
     conversion = report.get("conversion")
     if isinstance(conversion, dict):
         lines.append(line(("conversion  ", "bold"), fields(conversion_fields(conversion))))
+    bench = report.get("benchmark") if isinstance(report.get("benchmark"), dict) else {}
+    rounds = [r for r in bench.get("rounds") or [] if isinstance(r.get("median_ns"), (int, float))]
+    if len(rounds) > 1:
+        interval = bench.get("interval") or {}
+        stability = bench.get("stability") or {}
+        stable = stability.get("verdict") == "stable"
+        span = (f"{milliseconds(interval['low_ns'] / 1e6)}-{milliseconds(interval['high_ns'] / 1e6)}"
+                if isinstance(interval.get("low_ns"), (int, float)) else "-")
+        lines.append(line(("rounds      ", "bold"), fields(
+            [("median", milliseconds(float(bench["median_ns"]) / 1e6)), ("95%", span),
+             ("verdict", ("stable", "$success") if stable else ("unstable", "$warning"))]
+            + [(f"r{r['index']}", milliseconds(r["median_ns"] / 1e6)) for r in rounds])))
+        for reason in stability.get("reasons") or []:
+            lines.append(Content.styled(f"            {reason}", "$warning"))
     stats = find_key(report, "stats")
     if isinstance(stats, dict):
         lines.append(line(("latency     ", "bold"), fields(
             [(k[:-3], milliseconds(stats[k] / 1e6)) for k in STAT_NAMES if isinstance(stats.get(k), (int, float))])))
+    energy = energy_of(report)
+    if energy is not None:
+        lines.append(line(("energy      ", "bold"), energy_fields(energy)))
     conditions = report.get("conditions")
     if isinstance(conditions, dict):
         throttled = conditions.get("throttled")
@@ -131,6 +138,17 @@ def report_lines(path: Path, report: dict[str, Any]) -> Content:
             [("throttled", ("yes", "$error") if throttled else yes_no(throttled)),
              ("source", str(conditions.get("source") or "-"))])))
     return Content("\n").join(lines)
+
+
+def energy_fields(e: EnergyFigure) -> Content:
+    """Energy per inference and mean power beside the latency; why there is none otherwise."""
+    if not e.valid or e.energy_per_inference_mj is None:
+        why = e.reason or "not measured"
+        return Content.from_markup("[$warning]no figure[/]: $why", why=why if len(why) <= 160 else why[:159] + "…")
+    power = [("load", f"{e.power_load_mw:.0f} mW"), ("idle", f"{e.power_idle_mw:.0f} mW")] \
+        if e.power_load_mw is not None and e.power_idle_mw is not None else []
+    return fields([("per inference", f"{e.energy_per_inference_mj:.4g} mJ"), *power,
+                   ("source", str(e.source or "-"))])
 
 
 class ModelDetailScreen(Screen):
@@ -145,8 +163,11 @@ class ModelDetailScreen(Screen):
         with VerticalScroll(id="detail"):
             yield Static(summary(self.view.models.get(self.model), self.model), classes="detail-block")
             precisions = precision_rows(self.view.run_dir, self.model)
-            if len({row.precision for row in precisions}) > 1:
-                yield Static(f"precisions of {base_of(self.model)}: speed-up against fp32 on the same device, "
+            if len({(row.runtime, row.precision) for row in precisions}) > 1:
+                runtimes = len({row.runtime for row in precisions}) > 1
+                what = "runtimes and precisions" if runtimes else "precisions"
+                versus = "median against LiteRT's on the same device, " if runtimes else ""
+                yield Static(f"{what} of {base_of(self.model)}: {versus}speed-up against fp32 on the same device, "
                              "accuracy against PyTorch fp32", classes="detail-label")
                 yield PrecisionTable(precisions, id="precisions", classes="detail-block")
             reports = find_reports(self.view.run_dir, self.model)
@@ -166,4 +187,4 @@ class ModelDetailScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#detail").border_title = f"Model {self.model}"
+        self.query_one("#detail").border_title = f"Model {short_name(self.model, max(16, self.size.width - 12))}"

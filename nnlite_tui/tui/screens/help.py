@@ -20,7 +20,7 @@ KEYS = (
     ("g", "results: latency vs parameters, failures by stage, medians per device"),
     ("/", "filter models by name"),
     ("f", "cycle the status filter"),
-    ("o", "cycle the sort order (queue, status, name, latency, attempts)"),
+    ("o", "cycle the sort order (queue, status, name, fastest, slowest, attempts)"),
     ("esc", "log pane follows the model in flight again"),
     ("T", "next colour theme"),
     ("ctrl+p", "command palette: every action above, and themes"),

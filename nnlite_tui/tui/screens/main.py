@@ -9,7 +9,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 
-from nnlite_tui.core.events import (DeviceState, Event, ModelLog, ModelStatus, RunStarted, StageFinished,
+from nnlite_tui.core.events import (DeviceState, Event, ModelLog, ModelStatus, ReferenceTimed, RoundFinished,
+                                    RunStarted, StageFinished,
                                     StageStarted)
 from nnlite_tui.tui.messages import ModelPicked
 from nnlite_tui.tui.state import RunView
@@ -56,6 +57,10 @@ class MainScreen(Screen):
             elif isinstance(event, DeviceState):
                 devices.add(event.serial)
                 notable |= event.state in ("lost", "offline")
+            elif isinstance(event, ReferenceTimed):
+                devices.add(event.serial)
+            elif isinstance(event, RoundFinished):
+                continue  # its log line came with the view's fresh lines
             else:
                 notable = True
                 restart |= isinstance(event, RunStarted)

@@ -16,12 +16,15 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from nnlite_tui.tui.formatting import line, milliseconds, sig3
-from nnlite_tui.tui.results import ParamCache, device_figures, failures_by_stage, scatter
+from nnlite_tui.core.names import short_name
+from nnlite_tui.tui.results import ParamCache, device_figures, failure_groups, failures_by_stage, scatter
 from nnlite_tui.tui.state import RunView
 
 REFRESH_SECONDS = 1.0
 READS_PER_REFRESH = 200  # reports read per refresh: a 10,000-model run fills in over a minute
 BAR_WIDTH = 30
+ERRORS_PER_STAGE = 3  # the commonest errors listed under a stage's bar
+EXAMPLE_WIDTH = 24  # a unit that had the error
 
 
 def count_text(value: float) -> str:
@@ -96,13 +99,27 @@ class ResultsScreen(Screen):
         return Content("\n").join(lines)
 
     def failures_content(self, rows) -> Content:
+        """A bar per stage, and under it its commonest errors: how many, what, and one unit that had it."""
         stages = failures_by_stage(rows)
         if not stages:
             return Content.styled("no failures", "dim")
+        groups = failure_groups(rows)
+        width = max(30, self.query_one("#results-failures").content_region.width or 60)
         peak = max(count for _, count in stages)
-        return Content("\n").join(
-            line(f"{stage:<10} ", ("█" * max(1, round(BAR_WIDTH * count / peak)) + " ", "$error"), str(count))
-            for stage, count in stages)
+        lines = []
+        for stage, count in stages:
+            lines.append(line(f"{stage:<10} ", ("█" * max(1, round(BAR_WIDTH * count / peak)) + " ", "$error"),
+                              str(count)))
+            shown = groups.get(stage, [])[:ERRORS_PER_STAGE]
+            for group in shown:
+                example = short_name(group.example, EXAMPLE_WIDTH)
+                room = width - 8 - len(example) - 2
+                message = group.message if len(group.message) <= room else group.message[:max(1, room - 1)] + "…"
+                lines.append(line(f"{group.count:>6}  ", message.ljust(room) + "  ", (example, "dim")))
+            others = len(groups.get(stage, [])) - len(shown)
+            if others > 0:
+                lines.append(Content.styled(f"{'':>6}  and {others} other error{'s' if others > 1 else ''}", "dim"))
+        return Content("\n").join(lines)
 
     def devices_content(self, rows) -> Content:
         figures = device_figures(rows)

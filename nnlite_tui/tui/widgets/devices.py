@@ -7,6 +7,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from nnlite_tui.core.events import DeviceState
+from nnlite_tui.core.names import short_name
 from nnlite_tui.tui.state import RunView
 from nnlite_tui.tui.widgets.borders import set_border_text
 
@@ -14,7 +15,23 @@ STATE_STYLE = {"device": "$success", "idle": "$success", "busy": "$primary", "bo
                "offline": "$warning", "absent": "$text-muted", "lost": "$error"}
 
 
-def card_content(state: DeviceState, now: float) -> Content:
+SPARK = "▁▂▃▄▅▆▇█"
+
+
+def reference_line(medians: list[float]) -> Content | None:
+    """The device's reference model: its latest median, the change since the run's first figure, and
+    the recent figures as a sparkline (taller is slower)."""
+    if not medians:
+        return None
+    latest, first = medians[-1], medians[0]
+    low, high = min(medians), max(medians)
+    spark = "".join(SPARK[0 if high == low else round((m - low) / (high - low) * (len(SPARK) - 1))] for m in medians)
+    change = f"  {latest / first - 1:+.0%} since first" if len(medians) > 1 else ""
+    return Content.assemble("ref ", (f"{latest:.3g} ms", "bold"), change, "  ", (spark, "dim"))
+
+
+def card_content(state: DeviceState, now: float, width: int = 56,
+                 references: list[float] | None = None) -> Content:
     style = STATE_STYLE.get(state.state, "$foreground")
     lines = [Content.assemble((state.state, f"bold {style}"), "  ", (state.kind, "dim"))]
     if state.state == "booting" or state.phase or state.boot_completed is not None:
@@ -25,7 +42,8 @@ def card_content(state: DeviceState, now: float) -> Content:
         lines.append(Content.assemble(
             f"boot {state.phase or '-'}  {'--' if elapsed is None else f'{elapsed:.0f}s'}  sys.boot_completed=",
             completed))
-    lines.append(Content.assemble("model  ", (state.model or "-", "bold")))
+    lines.append(Content.assemble("model  ", (short_name(state.model, max(8, width - 7)) if state.model else "-",
+                                              "bold")))
     readings = []
     if state.temperature_c is not None:
         readings.append(f"{state.temperature_c:.1f}°C")
@@ -33,6 +51,9 @@ def card_content(state: DeviceState, now: float) -> Content:
         readings.append(f"{state.mem_available_kb / 1024:.0f} MiB free")
     if readings:
         lines.append(Content("  ".join(readings)))
+    reference = reference_line(references or [])
+    if reference is not None:
+        lines.append(reference)
     if state.detail:
         lines.append(Content.styled(state.detail, "dim"))
     return Content("\n").join(lines)
@@ -46,11 +67,11 @@ class DeviceCard(Static):
         self._height = -1
         self._plain = ""
 
-    def show(self, state: DeviceState, now: float) -> None:
+    def show(self, state: DeviceState, now: float, references: list[float] | None = None) -> None:
         self.state = state
         self.set_class(state.state == "booting", "-booting")
         self.set_class(state.state in ("lost", "offline"), "-trouble")
-        content = card_content(state, now)
+        content = card_content(state, now, self.content_region.width or 56, references)
         height = content.plain.count("\n")
         if height < self._height:
             # A card only grows: busy/idle every model would otherwise change its height, and a
@@ -82,7 +103,7 @@ class DevicesPane(VerticalScroll):
             if card is None:
                 card = self.cards[serial] = DeviceCard(state, classes="device-card")
                 self.mount(card)
-            card.show(state, now)
+            card.show(state, now, list(self.view.references.get(serial, ())))
         title = f"Devices {len(self.cards)}"
         set_border_text(self, title)
 

@@ -13,11 +13,12 @@ from textual.visual import Visual
 from textual.widget import Widget
 
 from nnlite_tui.core.events import DeviceState, Event, ModelStatus, Recovery, RunControl, RunFinished, RunStarted
-from nnlite_tui.tui.formatting import shorten
+from nnlite_tui.core.names import short_name
 from nnlite_tui.tui.state import RunView
 from nnlite_tui.tui.widgets.borders import set_border_text
 
-TARGET_WIDTH = 20  # a long target (a device path) keeps its start and its end
+TARGET_WIDTH = 20  # a long target (a device path, a unit's name) keeps its start and its end
+NAME_WIDTH = 28  # a unit's name in a line about it (the rest of the line says what happened)
 SHOWN = 100  # newest events on screen; the whole history is in events.jsonl (nnlite status)
 SEVERITY_STYLE = {"info": "$text-muted", "warning": "$warning", "error": "$error"}
 
@@ -39,7 +40,7 @@ def severity(event: Event) -> str:
 def describe(event: Event, now: float) -> str:
     """The text of one notable event, on one line (the pane cuts it to its width)."""
     if isinstance(event, Recovery):
-        text = f"{event.action} {shorten(event.target, TARGET_WIDTH)}"
+        text = f"{event.action} {short_name(event.target, TARGET_WIDTH)}"
         if event.countdown_s is not None:
             left = event.countdown_s - (now - event.ts)
             text += f"  {left:.0f}s left" if left > 0 else "  done"
@@ -47,11 +48,12 @@ def describe(event: Event, now: float) -> str:
         return f"{text}  {detail}".rstrip()
     if isinstance(event, ModelStatus):
         error = " ".join((event.error or "").split())
-        return f"failed {event.model} (try {event.attempt}): {error}".rstrip(": ")
+        return f"failed {short_name(event.model, NAME_WIDTH)} (try {event.attempt}): {error}".rstrip(": ")
     if isinstance(event, DeviceState):
         return f"device {event.serial} {event.state} {event.detail}".rstrip()
     if isinstance(event, RunControl):
-        return f"operator: {event.action.replace('_', ' ')} {event.model or ''}".rstrip()
+        model = short_name(event.model, NAME_WIDTH) if event.model else ""
+        return f"operator: {event.action.replace('_', ' ')} {model}".rstrip()
     if isinstance(event, RunStarted):
         word = "resumed" if event.resumed else "started"
         return f"run {word}: {len(event.models)} models on {', '.join(event.devices) or '-'}"

@@ -20,8 +20,10 @@ from rich.style import Style
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
+from textual.markup import escape
 from textual.strip import Strip
 
+from nnlite_tui.core.names import cut_end, short_name
 from nnlite_tui.tui.state import LOG_LINES_PER_MODEL, RunView
 from nnlite_tui.tui.widgets.borders import set_border_text
 from nnlite_tui.tui.widgets.frame_view import FrameView
@@ -64,8 +66,12 @@ class LogPane(FrameView, can_focus=True):
 
     def on_mount(self) -> None:
         self.update_title()
+        self.set_interval(1.0, self.tick)
         self.virtual_size = Size(MAX_WIDTH, LOG_LINES_PER_MODEL)
         self.call_after_refresh(self._to_end)
+
+    def on_resize(self) -> None:
+        self.update_title()  # the name in the title is cut to the pane's width
 
     def _to_end(self) -> None:
         self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
@@ -126,14 +132,39 @@ class LogPane(FrameView, can_focus=True):
             self._to_end()
             self.refresh()
             self.update_title()
-        elif target is not None and new_lines and target in new_lines:
-            self.write_lines(new_lines[target])
+        else:
+            if target is not None and new_lines and target in new_lines:
+                self.write_lines(new_lines[target])
+            self.update_title()  # a new phase began, or the unit left its stage (set_border_text skips no change)
 
     def update_title(self) -> None:
+        """`Log: <unit>` and, while the unit converts or is benchmarked, the phase its job is in (title)
+        and what its earlier phases took (subtitle)."""
         how = "picked, Esc follows in-flight" if self.picked else "following in-flight"
         back = round(self.max_scroll_y - self.scroll_y) if self.is_mounted else 0
-        title, subtitle = f"Log: {self.shown or '-'}", (f"{back} newer lines below  " if back > 0 else "") + how
-        set_border_text(self, title, subtitle)
+        subtitle = (f"{back} newer lines below  " if back > 0 else "") + how
+        room = (self.size.width or 120) - 8  # the border's corners and the title's padding
+        live = self.view.phases.get(self.shown) if self.shown else None
+        progress = live.describe(self.view.clock()) if live is not None else ""
+        holder = self.view.held_by() if live is not None and live.stage == "convert" else None
+        if holder:  # its worker is stopped meanwhile: the phase's clock runs, the phase does not
+            progress += f"; held while the host times {short_name(holder, 28)}"
+        if not self.shown:
+            title = "Log: -"
+        elif not progress:
+            title = f"Log: {short_name(self.shown, max(16, room - 5))}"
+        else:  # the name gives way to the progress down to 24 characters; the progress is cut after that
+            name = short_name(self.shown, max(24, min(len(self.shown), room - 9 - len(progress))))
+            title = cut_end(f"Log: {name}  ▸ {progress}", room)
+            before = live.before()
+            if before:
+                subtitle = cut_end(f"before: {before}", room - len(subtitle) - 3) + "  " + subtitle
+        set_border_text(self, escape(title), escape(subtitle))
+
+    def tick(self) -> None:
+        """The phase's clock runs between the job's lines."""
+        if self.shown is not None and self.shown in self.view.phases:
+            self.update_title()
 
     # --- drawing ---
     def _frame_context(self) -> tuple[int, int, int, int, Style]:

@@ -28,7 +28,9 @@ SORTS = {
     "queue": lambda r: r.order,
     "status": lambda r: (STATUSES.index(r.status) if r.status in STATUSES else 99, r.order),
     "name": lambda r: r.name,
-    "latency": lambda r: (r.median_ms is None, r.median_ms or 0.0),
+    "fastest": lambda r: (r.median_ms is None, r.median_ms or 0.0),
+    # The slowest first: what to look at in a long run's results (models without a median still last).
+    "slowest": lambda r: (r.median_ms is None, -(r.median_ms or 0.0)),
     "attempts": lambda r: (-r.attempt, r.order),
 }
 REBUILD_SECONDS = 0.3  # status changes that move rows (filtered or sorted view) are gathered this long
@@ -51,7 +53,7 @@ class ModelQueue(Vertical):
         self.sort = "queue"
         self._rebuild_pending = False
         self._colours: dict[str, str] = {}
-        self._widths = (0, 0)
+        self._widths = (0, 0, False)
         self._fitted = 0  # models whose names the column widths have seen (names never change)
         self._lower: dict[str, str] = {}  # model name -> lower case, for the name filter
 
@@ -102,7 +104,7 @@ class ModelQueue(Vertical):
         Without `rows`: every model not seen yet (the models of a (re)started run); a row's
         device changes only with a status change, which passes that row."""
         low, high = MODEL_WIDTH
-        model, device = self._widths
+        model, device, _ = self._widths
         if rows is None:
             models = self.view.models
             rows = list(islice(models.values(), self._fitted, None))
@@ -111,9 +113,10 @@ class ModelQueue(Vertical):
             model = max(model, len(row.name))
             device = max(device, len(row.device or ""))
         device = max([device, *map(len, self.view.devices)])
-        if (model, device) != self._widths:
-            self._widths = (model, device)
-            self.table.set_widths(max(low, min(high, model)), device)
+        errors = self.view.counts()["failed"] > 0
+        if (model, device, errors) != self._widths:
+            self._widths = (model, device, errors)
+            self.table.set_widths(max(low, min(high, model)), device, errors)
 
     def filtered(self) -> list[ModelRow]:
         """The rows that pass the filters, in queue order (the same test as matches(), for 10,000 rows at once)."""
@@ -128,14 +131,17 @@ class ModelQueue(Vertical):
             rows = [r for r in rows if needle in lower[r.name]]
         return list(rows)
 
-    def rebuild(self) -> None:
+    def rebuild(self, to_top: bool = False) -> None:
+        """Filter and sort again, the cursor on the model it was on (or, `to_top`, on the first row)."""
         self._rebuild_pending = False
         self._fit_columns()
         rows = self.filtered()
         if self.sort != "queue":
             rows.sort(key=SORTS[self.sort])
         table = self.table
-        table.set_rows([r.name for r in rows], keep=table.selected())
+        table.set_rows([r.name for r in rows], keep=None if to_top else table.selected())
+        if to_top:
+            table.move_cursor(0, pick=False)
         self.update_title()
 
     def schedule_rebuild(self) -> None:
@@ -186,7 +192,10 @@ class ModelQueue(Vertical):
         self.table.focus()
 
     def action_cycle_status(self) -> None:
-        order = [None, *STATUSES]
+        """The next status that some model has (a 10,000-model run has most statuses empty at any time:
+        stepping through them showed empty tables on the way to the one wanted)."""
+        counts = self.view.counts()
+        order = [None, *(s for s in STATUSES if counts[s] or s == self.status_filter)]
         self.status_filter = order[(order.index(self.status_filter) + 1) % len(order)]
         select = self.query_one("#status-filter", Select)
         with select.prevent(Select.Changed):
@@ -196,4 +205,6 @@ class ModelQueue(Vertical):
     def action_cycle_sort(self) -> None:
         names = list(SORTS)
         self.sort = names[(names.index(self.sort) + 1) % len(names)]
-        self.rebuild()
+        # A new order is read from its top (the slowest, the most attempts): the view used to stay on
+        # the model the cursor was on, wherever the new order put it.
+        self.rebuild(to_top=True)

@@ -1,27 +1,32 @@
-"""A model's precisions side by side (detail screen): file size, median, speed-up against fp32 on the
-same device and backend, and what each precision costs in accuracy against PyTorch fp32.
+"""A model's runtimes and precisions side by side (detail screen): the conversion's result, file size,
+median, the ratio to LiteRT on the same device and precision, speed-up against fp32 in the same
+runtime, and what each precision costs in accuracy against PyTorch fp32.
 
-Read from the run's reports: a derived unit's report names its fp32 model (`model.base_name`) and
-carries the `accuracy` block; a variant beyond its precision's tolerance shows `degraded`.
+Read from the run's reports: every unit's report names the model it measures (`model.base_name`), its
+runtime and its precision, and a derived unit's carries the `accuracy` block; a variant beyond its
+precision's tolerance shows `degraded`. The runtime columns (runtime, convert, vs LiteRT) appear when
+the model has units in more than one runtime.
 """
 
 from __future__ import annotations
 
-import glob
-import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from textual.content import Content
 from textual.widgets import DataTable
 
+from nnlite_tui.core.run_dir import reports_of_model
+from nnlite_tui.core.sources.units import parse_unit
 from nnlite_tui.tui.formatting import byte_size, milliseconds
 
-# The order the precisions are listed in (core.precision.PRECISIONS; not imported: the console
-# reads reports, it does not derive anything).
+# The order the precisions and runtimes are listed in (core.sources.units.PRECISIONS, core.runtimes.RUNTIMES;
+# not imported: the console reads reports, it does not derive anything).
 ORDER = ("fp32", "fp16", "dynamic-int8", "int8")
-COLUMNS = ("precision", "device", "size", "median", "speed-up", "top-1", "cosine", "max rel err", "accuracy")
+RUNTIME_ORDER = ("litert", "executorch")
+PRECISION_COLUMNS = ("precision", "device", "size", "median", "speed-up", "top-1", "cosine", "max rel err", "accuracy")
+COLUMNS = ("runtime", "precision", "device", "convert", "size", "median", "vs LiteRT", "speed-up", "top-1", "cosine",
+           "max rel err", "accuracy")
 
 
 @dataclass(frozen=True)
@@ -29,74 +34,86 @@ class PrecisionRow:
     precision: str
     device: str  # "<device>__<backend>" as in the report's file name
     size_bytes: int | None
-    size_ratio: float | None  # against the fp32 file
+    size_ratio: float | None  # against the fp32 file of the same runtime
     median_ms: float | None
-    speedup: float | None  # fp32 median / this median, same device and backend
+    speedup: float | None  # fp32 median / this median, same runtime, device and backend
     top1: float | None
     cosine: float | None
     max_rel_err: float | None
     verdict: str | None  # "ok" | "degraded" | None (fp32, or no accuracy block)
     valid: bool
+    runtime: str = "litert"
+    converted: str = "ok"  # "ok", or the failing stage and cause
+    vs_litert: float | None = None  # this median / LiteRT's, same device and precision
 
 
 def base_of(model: str) -> str:
-    """The fp32 unit's name of `model@precision` (the name itself for an fp32 unit)."""
-    name, sep, suffix = model.rpartition("@")
-    return name if sep and suffix in ORDER else model
-
-
-def _reports(run_dir: str, base: str) -> list[tuple[str, dict[str, Any]]]:
-    out = []
-    for name in sorted(glob.glob(str(Path(run_dir, "reports", glob.escape(base) + "*.json")))):
-        try:
-            data = json.loads(Path(name).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            continue  # being written: shown the next time the screen opens
-        model = data.get("model") if isinstance(data, dict) else None
-        unit = str(data.get("model_name") or "") if isinstance(data, dict) else ""
-        if isinstance(model, dict) and (model.get("base_name") or base_of(unit)) == base:
-            out.append((Path(name).name, data))
-    return out
+    """The model a unit measures: `model@executorch@int8` -> `model` (the name itself for LiteRT fp32)."""
+    return parse_unit(model)[0]
 
 
 def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
+def _converted(conversion: dict[str, Any]) -> str:
+    if conversion.get("ok", True):
+        return "ok"
+    stage, cause = conversion.get("stage") or "?", conversion.get("cause")
+    return f"{stage}: {cause}" if cause and cause != f"{stage}-error" else str(stage)
+
+
 def precision_rows(run_dir: str | None, model: str) -> list[PrecisionRow]:
-    """Every report of `model`'s precisions in the run, by device and backend, then precision."""
+    """Every report of `model`'s units in the run, by device, runtime, then precision."""
     if not run_dir:
         return []
-    base = base_of(model)
     found = []
-    for file_name, report in _reports(run_dir, base):
-        precision = str((report.get("model") or {}).get("precision") or "fp32")
+    for path, report in reports_of_model(run_dir, base_of(model)):
+        file_name = path.name
+        measured = report.get("model") or {}
+        precision = str(measured.get("precision") or "fp32")
+        runtime = str(report.get("runtime") or measured.get("runtime") or "litert")
         device = file_name[:-len(".json")].split("__", 1)[1] if "__" in file_name else "-"
+        serial = str((report.get("device") or {}).get("serial") or device.split("__")[0])
         conversion = report.get("conversion") or {}
         valid = bool(report.get("valid"))
         median = _number(report.get("duration"))
-        found.append((precision, device, conversion, valid, median / 1e6 if valid and median else None,
+        found.append((runtime, precision, device, serial, conversion, valid, median / 1e6 if valid and median else None,
                       report.get("accuracy") or {}))
-    fp32 = {device: (conversion, median) for precision, device, conversion, _, median, _ in found
+    fp32 = {(runtime, device): (conversion, median) for runtime, precision, device, _, conversion, _, median, _ in found
             if precision == "fp32"}
+    litert = {(precision, serial): median for runtime, precision, _, serial, _, _, median, _ in found
+              if runtime == "litert" and median}
     rows = []
-    for precision, device, conversion, valid, median, accuracy in found:
-        base_conversion, base_median = fp32.get(device, ({}, None))
-        size, base_size = _number(conversion.get("tflite_bytes")), _number(base_conversion.get("tflite_bytes"))
+    for runtime, precision, device, serial, conversion, valid, median, accuracy in found:
+        base_conversion, base_median = fp32.get((runtime, device), ({}, None))
+        size, base_size = _number(conversion.get("artifact_bytes")), _number(base_conversion.get("artifact_bytes"))
+        reference = litert.get((precision, serial))
         rows.append(PrecisionRow(
             precision=precision, device=device, size_bytes=int(size) if size is not None else None,
             size_ratio=size / base_size if size is not None and base_size else None, median_ms=median,
             speedup=base_median / median if base_median and median else None,
             top1=_number(accuracy.get("top1_agreement")), cosine=_number(accuracy.get("cosine")),
-            max_rel_err=_number(accuracy.get("max_abs_err_rel")), verdict=accuracy.get("verdict"), valid=valid))
-    return sorted(rows, key=lambda r: (r.device, ORDER.index(r.precision) if r.precision in ORDER else len(ORDER)))
+            max_rel_err=_number(accuracy.get("max_abs_err_rel")), verdict=accuracy.get("verdict"), valid=valid,
+            runtime=runtime, converted=_converted(conversion),
+            vs_litert=median / reference if median and reference else None))
+
+    def order(r: PrecisionRow) -> tuple:
+        return (r.device.split("__")[0], RUNTIME_ORDER.index(r.runtime) if r.runtime in RUNTIME_ORDER else 9,
+                r.device, ORDER.index(r.precision) if r.precision in ORDER else len(ORDER))
+
+    return sorted(rows, key=order)
 
 
 def _fmt(value: float | None, spec: str, suffix: str = "") -> str:
     return "-" if value is None else format(value, spec) + suffix
 
 
-def cells(row: PrecisionRow) -> tuple[str | Content, ...]:
+def columns(rows: list[PrecisionRow]) -> tuple[str, ...]:
+    return COLUMNS if len({row.runtime for row in rows}) > 1 else PRECISION_COLUMNS
+
+
+def cells(row: PrecisionRow, with_runtimes: bool = False) -> tuple[str | Content, ...]:
     size = byte_size(row.size_bytes) + (f" ({row.size_ratio:.2f}x)" if row.size_ratio is not None and
                                         row.precision != "fp32" else "")
     if row.verdict == "degraded":
@@ -106,8 +123,13 @@ def cells(row: PrecisionRow) -> tuple[str | Content, ...]:
     else:
         verdict = "-"
     median = milliseconds(row.median_ms) if row.valid else Content.styled("failed", "$error")
-    return (row.precision, row.device, size, median, _fmt(row.speedup, ".2f", "x"), _fmt(row.top1, ".2f"),
-            _fmt(row.cosine, ".5f"), _fmt(row.max_rel_err, ".2e"), verdict)
+    accuracy = (_fmt(row.speedup, ".2f", "x"), _fmt(row.top1, ".2f"), _fmt(row.cosine, ".5f"),
+                _fmt(row.max_rel_err, ".2e"), verdict)
+    if not with_runtimes:
+        return (row.precision, row.device, size, median, *accuracy)
+    converted = row.converted if row.converted == "ok" else Content.styled(row.converted, "$error")
+    return (row.runtime, row.precision, row.device, converted, size, median, _fmt(row.vs_litert, ".2f", "x"),
+            *accuracy)
 
 
 class PrecisionTable(DataTable):
@@ -121,6 +143,7 @@ class PrecisionTable(DataTable):
         self.rows_shown = rows
 
     def on_mount(self) -> None:
-        self.add_columns(*COLUMNS)
+        shown = columns(self.rows_shown)
+        self.add_columns(*shown)
         for row in self.rows_shown:
-            self.add_row(*cells(row))
+            self.add_row(*cells(row, with_runtimes=shown is COLUMNS))

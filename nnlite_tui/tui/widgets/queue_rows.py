@@ -7,11 +7,14 @@ each visible line with draw_cells().
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
+from nnlite_tui.core.names import cut_end
+from nnlite_tui.core.outcomes import without_module_path
 from nnlite_tui.tui.formatting import sig3
 from nnlite_tui.tui.state import ModelRow
 
@@ -19,11 +22,20 @@ GAP = 2  # blanks between columns, written at the end of the left cell (see form
 MIN_ERROR = 10
 NO_STYLE = Style()
 STATUS_COLUMN = 1
+# Each cell's style carries its column: cells of one style (every cell of the cursor row) then stay
+# separate spans where an export joins neighbouring spans of equal style (Textual's simplified SVG
+# screenshots, the snapshot tests'). One span for the whole cursor row put its cells where the
+# viewer's font advanced its glyphs rather than at their columns: a cut name's "…", narrower than a
+# cell in many fonts, moved the cursor row's Status column left of every other row's.
+COLUMN_META = tuple(Style.from_meta({"column": n}) for n in range(8))
 
 
 class Column:
-    def __init__(self, key: str, label: str, width: int, right: bool = False):
-        self.key, self.label, self.width, self.right = key, label, width, right
+    """`cut` shortens a cell too long for the column: at its end, or (unit names) in its middle."""
+
+    def __init__(self, key: str, label: str, width: int, right: bool = False,
+                 cut: Callable[[str, int], str] = cut_end):
+        self.key, self.label, self.width, self.right, self.cut = key, label, width, right, cut
 
 
 @dataclass(frozen=True)
@@ -47,14 +59,15 @@ class FrameStyle:
 
 def model_cells(row: ModelRow) -> tuple[str, str, str, str, str, str]:
     """The plain text of a row's cells: model, status, try, device, median, error."""
-    error = (row.error or "").splitlines()[0] if row.error else " ".join(f"[{flag}]" for flag in row.flags)
+    error = without_module_path((row.error or "").splitlines()[0]) if row.error else \
+        " ".join(f"[{flag}]" for flag in row.flags)
     return (row.name, row.status, str(row.attempt or ""), row.device or "",
             "" if row.median_ms is None else sig3(row.median_ms), error)
 
 
-def fit(text: str, width: int, right: bool = False) -> str:
+def fit(text: str, width: int, right: bool = False, cut: Callable[[str, int], str] = cut_end) -> str:
     if len(text) > width:
-        return text[:max(0, width - 1)] + "…" if width > 0 else ""
+        return cut(text, width)
     return text.rjust(width) if right else text.ljust(width)
 
 
@@ -63,13 +76,13 @@ def draw_cells(columns: list[Column], cells: list[tuple[str, Style]], base: Styl
     segments = [(" ", base)]  # a margin inside the pane's border
     last = len(columns) - 1
     for n, (column, (text, style)) in enumerate(zip(columns, cells)):
-        cell = fit(text, column.width, column.right)
+        cell = fit(text, column.width, column.right, column.cut)
         if column.right:
             # right-aligned: the leading blanks go to the end of the previous cell
             padded = cell.lstrip(" ")
             prev_text, prev_style = segments[-1]
             segments[-1] = (prev_text + cell[:len(cell) - len(padded)], prev_style)
             cell = padded
-        segments.append((cell + ("" if n == last else " " * GAP), base + style))
+        segments.append((cell + ("" if n == last else " " * GAP), base + style + COLUMN_META[n]))
     strip = Strip([Segment(t, s) for t, s in segments if t])
     return strip.crop_extend(frame.scroll_x, frame.scroll_x + frame.width, base)

@@ -17,6 +17,7 @@ from textual.message import Message
 from textual.strip import Strip
 
 from nnlite_tui.core.events import STATUSES
+from nnlite_tui.core.names import short_name
 from nnlite_tui.tui.messages import ModelPicked
 from nnlite_tui.tui.state import ModelRow
 from nnlite_tui.tui.widgets.frame_view import FrameView
@@ -24,6 +25,9 @@ from nnlite_tui.tui.widgets.queue_rows import (GAP, MIN_ERROR, NO_STYLE, STATUS_
                                                draw_cells, model_cells)
 
 HEADER = 1  # lines above the first row
+MODEL_CUT = 24  # the model column gives way to the error column down to this width ...
+ERROR_ROOM = 32  # ... so that a failure keeps this much of its first line
+MIN_GAIN = 8  # ... when that gives the error column at least this many more characters
 STRIPS_KEPT = 2000  # drawn rows kept for reuse (a re-sort moves rows; their text rarely changes)
 
 
@@ -80,7 +84,9 @@ class QueueTable(FrameView, can_focus=True):
         self._strips: dict[tuple, Strip] = {}  # (cells, kind) -> the drawn row
         self._strips_key: tuple | None = None
         self._status_styles: dict[str, Style] = {}
-        self.columns = [Column("model", "Model", 10), Column("status", "Status", max(map(len, STATUSES))),
+        self._model_width = 10  # the longest name, up to ModelQueue's bound; the column may give way
+        self.errors_shown = False
+        self.columns = [Column("model", "Model", 10, cut=short_name), Column("status", "Status", max(map(len, STATUSES))),
                         Column("attempt", "Try", 3, right=True), Column("device", "Device", 6),
                         Column("median", "Median ms", 9, right=True), Column("error", "Error", MIN_ERROR)]
 
@@ -115,17 +121,26 @@ class QueueTable(FrameView, can_focus=True):
         self._status_styles.clear()
         self.refresh(self.size.region)
 
-    def set_widths(self, model: int, device: int) -> None:
-        """Widths of the model and device columns (the longest name/serial); error takes the rest."""
-        changed = (model, device) != (self.columns[0].width, self.columns[3].width)
-        self.columns[0].width, self.columns[3].width = model, max(6, device)
+    def set_widths(self, model: int, device: int, errors: bool = False) -> None:
+        """Widths of the model and device columns (the longest name/serial); error takes the rest.
+        With `errors` (some model failed), the model column gives way, down to MODEL_CUT characters,
+        so that the error column keeps ERROR_ROOM: a failure cut to a dozen characters said nothing,
+        and a unit's name cut in its middle still tells it from the others."""
+        changed = (model, device, errors) != (self._model_width, self.columns[3].width, self.errors_shown)
+        self._model_width, self.columns[3].width, self.errors_shown = model, max(6, device), errors
         if changed:
             self._size_virtual()
             self.refresh(self.size.region)
 
     def _size_virtual(self) -> None:
         width = self.scrollable_content_region.width or 80
-        fixed = 1 + sum(c.width + GAP for c in self.columns[:-1])
+        others = 1 + sum(c.width + GAP for c in self.columns[1:-1])
+        model = self._model_width
+        if self.errors_shown:
+            narrower = max(min(model, MODEL_CUT), min(model, width - others - GAP - ERROR_ROOM))
+            model = narrower if model - narrower >= MIN_GAIN else model  # a few characters are not worth a cut name
+        self.columns[0].width = model
+        fixed = others + model + GAP
         self.columns[-1].width = max(MIN_ERROR, width - fixed)
         size = Size(fixed + self.columns[-1].width, len(self.names) + HEADER)
         if size == self.virtual_size:

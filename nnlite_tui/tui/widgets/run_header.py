@@ -9,7 +9,9 @@ from textual.style import Style as VisualStyle
 from textual.visual import Visual
 from textual.widget import Widget
 
-from nnlite_tui.tui.formatting import Span, spans
+from nnlite_tui.core.names import cut_middle, short_name, short_names
+from nnlite_tui.tui.formatting import Span, seconds, spans
+from nnlite_tui.tui.live_phases import LABELS
 from nnlite_tui.tui.state import RunView
 
 BAR_WIDTH = 24
@@ -82,8 +84,12 @@ class RunHeader(Widget):
         bar = "█" * filled + "░" * (BAR_WIDTH - filled)
         percent = f"{100 * finished / total:3.0f}%" if total else "  -%"
         rate = view.throughput_per_hour()
-        in_flight = ", ".join(view.in_flight()) or "-"
         source = f"attached to {view.run_dir}" if self.mode == "attached" else (view.run_dir or "")
+        width = self.size.width or 160
+        source = cut_middle(source, max(20, width // 3))
+        slow = slow_text(view)
+        room = width - len("in flight: ") - 3 - len(source) - (len(slow) + 3 if slow else 0)
+        in_flight = short_names(view.in_flight(), max(20, room)) or "-"
         line1 = fields_of(
             ("nnlite", "bold"), "  ", (f" {word} ", "reverse bold"), f"  {bar} {percent}  ",
             (f"done {done}", "bold $success"), "  ", (f"failed {failed}", "bold $error"), "  ",
@@ -91,7 +97,8 @@ class RunHeader(Widget):
             f"{rate:.1f}" if rate is not None else "--", " models/h   ETA ", duration(view.eta_seconds()),
             "   elapsed ", duration(view.elapsed()),
         )
-        line2 = fields_of(("in flight: ", "dim"), in_flight, "   ", (source, "dim"))
+        line2 = fields_of(("in flight: ", "dim"), in_flight, *(("   ", (slow, "bold $warning")) if slow else ()), "   ",
+                          (source, "dim"))
         text = ("".join(t for t, _ in line1), "".join(t for t, _ in line2))
         if text == self._text:  # the styles follow from the text: same text, nothing to repaint
             return
@@ -124,6 +131,17 @@ class RunHeader(Widget):
             drawn = Visual.to_strips(self, Content.assemble(part), len(part[0]) + 1, 1, style)
             strip = self._drawn[part] = drawn[0] if drawn else Strip([])
         return strip
+
+
+def slow_text(view: RunView) -> str:
+    """The conversion holding the run up, when one has run a few times the run's median."""
+    slow = view.slow_conversion()
+    if slow is None:
+        return ""
+    name, took, median = slow
+    live = view.phases.get(name)
+    phase = f" in {LABELS.get(live.current.phase, live.current.phase)}" if live is not None else ""
+    return f"slow: {short_name(name, 40)} converting {seconds(took)}{phase}, {took / median:.0f}x the median {seconds(median)}"
 
 
 def fields_of(*parts: Span) -> list[tuple[str, str]]:

@@ -1,0 +1,68 @@
+"""Drift on record: every device times the same reference model at intervals during a run.
+
+The reference (reference_model.py, converted once into reference.tflite, shipped in the package) is
+timed on each device when the device starts its first unit and then between units, at most every
+INTERVAL_S and only while the reference's own cost stays within BUDGET of the run's wall time. Its
+figures go to events.jsonl (ReferenceTimed) and each round records the device's nearest figure, so a
+reader can see whether the device itself was slower while a unit was timed. Medians are never
+rescaled by it (bench/README.md, "Reference model").
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nnlite_tui.core.bench.settings import BenchSettings
+
+REFERENCE_FILE = Path(__file__).with_name("reference.tflite")
+REFERENCE_SHA256 = "8ff2cf59f5d8c806a9e846f9786b1236aab533702fcf2a2016ca13004ca0469f"
+REFERENCE_RUNTIME = "litert"  # every device runs LiteRT, so every device can time the same bytes
+# About 0.15 s of timed work (a thousand runs of its ~0.1 ms) after a short warm-up: a figure whose
+# noise is small next to a drift, in about half a second of the device's time.
+SETTINGS = BenchSettings(warmup=3, warmup_seconds=0.05, runs=30, min_seconds=0.15, max_seconds=5.0)
+INTERVAL_S = 60.0  # at most one reference benchmark per device per minute...
+BUDGET = 0.02  # ...and only while the references have cost at most 2% of the run's wall time so far
+FIRST_AFTER_S = 0.0  # the first reference: when the device takes its first unit
+
+
+@dataclass
+class ReferenceClock:
+    """One device's reference figures and when the next one is due (thread-safe)."""
+
+    started: float  # monotonic time the run started
+    interval_s: float = INTERVAL_S
+    budget: float = BUDGET
+    figures: list[tuple[float, float]] = field(default_factory=list)  # (wall time, median ns), in time order
+    spent_s: float = 0.0
+    last_at: float | None = None  # monotonic time of the last reference
+    last_cost_s: float = 0.0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def due(self, now: float) -> bool:
+        with self._lock:
+            if self.last_at is None:
+                return now - self.started >= FIRST_AFTER_S
+            if now - self.last_at < self.interval_s:
+                return False
+            return self.spent_s + self.last_cost_s <= self.budget * (now - self.started)
+
+    def record(self, now: float, cost_s: float, wall_at: float | None, median_ns: float | None) -> None:
+        """A reference benchmark ended (`median_ns` None when it failed: its cost still counts)."""
+        with self._lock:
+            self.last_at, self.last_cost_s = now, cost_s
+            self.spent_s += cost_s
+            if wall_at is not None and median_ns is not None:
+                bisect.insort(self.figures, (wall_at, median_ns))
+
+    def nearest(self, wall_at: float) -> dict[str, Any] | None:
+        """The figure nearest in time to `wall_at`: {at, median_ns, age_s} (age < 0: taken after)."""
+        with self._lock:
+            if not self.figures:
+                return None
+            i = bisect.bisect_left(self.figures, (wall_at, float("-inf")))
+            near = min(self.figures[max(0, i - 1):i + 1], key=lambda f: abs(f[0] - wall_at))
+        return {"at": near[0], "median_ns": near[1], "age_s": round(wall_at - near[0], 3)}

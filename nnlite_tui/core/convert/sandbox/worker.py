@@ -1,0 +1,231 @@
+"""The pool's conversion worker, started in the sandbox, and what it checks around each job.
+
+It differs from pool.Worker in how it starts (the command line wrapped by launch.py, forked by the
+spawner thread, a fresh scratch directory per start in the system temp directory, its HOME, TMPDIR
+and working directory, as the worker's temp files were before) and in what a job may touch: the
+job's artifact is written in a staging directory of the worker's own under the cache's tmp/ and
+renamed to where the job asked (on the cache's filesystem: a full disk fails the conversion as a
+full disk, not the worker's start); its log arrives as a file descriptor (the run's log directory
+is not in the view); a derived precision's fp32 input is linked into the staging directory.
+After each job the parent judges what the model attempted (verdict.py), kills what it left running,
+and replaces the worker after `leaves-processes` or `process-cap`. A job from a source the worker
+cannot see restarts it with that source added.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from multiprocessing.connection import Connection
+from multiprocessing.reduction import send_handle
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from nnlite_tui.core.convert.orphans import owner_mark
+from nnlite_tui.core.convert.pool import PauseGate, Worker, failure, killpg
+from nnlite_tui.core.convert.sandbox import spawner, verdict, view
+from nnlite_tui.core.convert.sandbox.launch import SandboxSetup, launch_for
+from nnlite_tui.core.convert.sandbox.policy import Launch
+from nnlite_tui.core.convert.sandbox.process_cap import tree_tasks
+from nnlite_tui.core.convert.sandbox.sources import source_roots
+from nnlite_tui.core.spec import ModelSpec
+
+if TYPE_CHECKING:
+    from nnlite_tui.core.convert.options import ConvertOptions
+
+SCRATCH_PREFIX = "nnlite-sandbox."  # <pid>.<random> in the system temp directory
+
+
+class SandboxedWorker(Worker):
+    def __init__(self, options: ConvertOptions, log_dir: Path | None, setup: SandboxSetup, scratch_parent: Path,
+                 gate: PauseGate | None = None, runtimes: tuple[str, ...] = ("litert",)):
+        super().__init__(options, log_dir, gate, runtimes)
+        self.setup = setup
+        self.visible = setup.sources
+        self.scratch_parent = scratch_parent
+        self.scratch: Path | None = None
+        self.staging: Path | None = None
+        self.launch: Launch | None = None
+        self._host_pid: int | None = None
+        self._log_fd: int | None = None
+        self.cap_killed: int | None = None
+        self.cap_hit = False
+        self._replace = False
+        self.start_state = self.baseline = view.SandboxState({}, ())
+        self.check_s: float | None = None
+        self._artifact: tuple[str, str] | None = None  # (staged path, the job's out_path) of the job in flight
+
+    @property
+    def mechanism(self) -> str:
+        return self.setup.availability.mechanism
+
+    def spawn(self, fd: int, log: Any) -> subprocess.Popen:
+        self.scratch_parent.mkdir(parents=True, exist_ok=True)
+        sweep_scratch()
+        # Locals until the process runs: a shutdown (kill() from another thread) may come meanwhile.
+        scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}."))
+        # Named like the cache's staging directories (<what>.<pid>.<random>): one a killed runner
+        # left behind is removed by the cache's clean-up of tmp/.
+        staging = Path(tempfile.mkdtemp(prefix=f"sandbox.{os.getpid()}.", dir=self.scratch_parent))
+        for d in ("out", "in"):
+            (staging / d).mkdir()
+        launch = launch_for(self.setup.availability, self.command(fd), self.setup.policy(scratch, self.visible,
+                                                                                         (staging,)))
+        env = {**launch.env, **(owner_mark(self.log_dir) if self.log_dir else {})}
+        try:
+            proc = spawner.popen(launch.argv, pass_fds=(fd,), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                 start_new_session=True, env=env, cwd=scratch)
+        except BaseException:
+            launch.release()
+            for d in (scratch, staging):
+                shutil.rmtree(d, ignore_errors=True)
+            raise
+        self.launch, self.scratch, self.staging = launch, scratch, staging
+        self._host_pid, self.cap_killed, self.cap_hit, self._replace = None, None, False, False
+        if launch.cap.kind == "watchdog":
+            threading.Thread(target=self._watch_tasks, args=(proc, launch.cap.limit or 0), daemon=True,
+                             name="sandbox-watchdog").start()
+        return proc
+
+    def started(self) -> None:
+        self.start_state = self._state()  # processes the worker itself started are not the model's
+        self.baseline = self.start_state
+
+    def _state(self) -> view.SandboxState:
+        return view.sandbox_state(self.process.pid, self.mechanism) if self.process else view.SandboxState({}, ())
+
+    def _watch_tasks(self, proc: subprocess.Popen, limit: int) -> None:
+        """The cap where the kernel sets none: count the tree's tasks each 0.1 s, kill it over the cap."""
+        while proc.poll() is None:
+            n = tree_tasks(proc.pid)
+            if n > limit:
+                self.cap_killed = n
+                killpg(proc)
+                return
+            time.sleep(0.1)
+
+    def worker_pid(self) -> int | None:
+        """The worker's own pid on the host: bwrap's child in the sandbox's pid namespace, else the process."""
+        if self.process is None or self.mechanism != "bwrap":
+            return super().worker_pid()
+        if self._host_pid is None:
+            self._host_pid = view.worker_host_pid(self.process.pid)
+        return self._host_pid
+
+    def send(self, conn: Connection, job: dict[str, Any]) -> None:
+        conn.send(job)
+        if self._log_fd is not None:  # right behind the job, which says one follows
+            send_handle(conn, self._log_fd, self.process.pid if self.process else 0)
+
+    def finish(self, result: dict[str, Any]) -> dict[str, Any]:
+        # The artifact leaves the staging directory first: the pool may recycle the worker (and its
+        # staging with it) as soon as finish() returns.
+        result = self._deliver(result)
+        if self.process is None or self.process.poll() is not None:
+            return result
+        began = time.perf_counter()
+        after = self._state()
+        left = view.end_leftovers(after.started_since(self.start_state))
+        result = verdict.judge(result, self.baseline, after, left, self.launch.cap if self.launch else None,
+                               contained=self.mechanism == "bwrap")
+        self._replace = result.get("cause") in verdict.RECYCLE
+        self.baseline = after  # its leftovers are gone; its counters are where the next job starts
+        self.check_s = time.perf_counter() - began  # what judging the job cost (bench/sandbox_overhead.py)
+        return result
+
+    def run(self, job: dict[str, Any], cancel: threading.Event | None = None) -> dict[str, Any]:
+        needed = source_roots([ModelSpec.from_dict(job["spec"])]) if job.get("spec") else self.visible
+        if not self.visible.covers(needed):
+            self.stop()  # its view lacks this model's source
+            self.visible = self.visible.union(needed)
+        if not self.alive:
+            self.start()
+        assert self.staging is not None
+        inner = dict(job)
+        if job.get("spec") and job["spec"].get("file") and not os.path.isabs(job["spec"]["file"]):
+            # The worker runs in its scratch directory, not in this process's.
+            inner["spec"] = {**job["spec"], "file": os.path.abspath(job["spec"]["file"])}
+        if job.get("out_path"):
+            inner["out_path"] = str(self.staging / "out" / Path(job["out_path"]).name)
+        if job.get("fp32_path"):
+            inner["fp32_path"] = str(self._link_in(Path(job["fp32_path"])))
+        if job.get("log_path"):
+            self._log_fd = os.open(job["log_path"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            inner["log_path"], inner["log_fd"] = None, True
+        self._artifact = (inner["out_path"], job["out_path"]) if job.get("out_path") else None
+        try:
+            result = super().run(inner, cancel)
+        finally:
+            self._artifact = None
+            if self._log_fd is not None:
+                os.close(self._log_fd)
+                self._log_fd = None
+        result = self._over_cap(result)
+        if self._replace:
+            self.kill()
+        elif self.staging is not None:
+            for d in ("out", "in"):
+                _empty(self.staging / d)
+        return result
+
+    def _deliver(self, result: dict[str, Any]) -> dict[str, Any]:
+        """A finished job's artifact moved from the staging directory to where the job asked for it."""
+        if self._artifact is None or not result.get("ok") or result.get("artifact_path") != self._artifact[0]:
+            return result
+        staged, wanted = self._artifact
+        try:
+            os.replace(staged, wanted)
+        except OSError as exc:  # a shutdown removed the staging directory under a finished job
+            return failure("crash", "WorkerGone", f"conversion worker was shut down ({exc.strerror})")
+        return {**result, "artifact_path": wanted}
+
+    def _over_cap(self, result: dict[str, Any]) -> dict[str, Any]:
+        """A worker that died on the process cap: the watchdog killed it, or it could not start a thread
+        because the cgroup refused the fork (seen when the worker was reaped, kill())."""
+        if result.get("stage") != "crash" or not (self.cap_killed or self.cap_hit):
+            return result
+        failed = verdict.over_cap(result, self.setup.availability.max_tasks, seen=self.cap_killed)
+        return {**failed, "stage": "sandbox", "error_type": "SandboxViolation"}
+
+    def _link_in(self, source: Path) -> Path:
+        assert self.staging is not None
+        target = self.staging / "in" / source.name
+        target.unlink(missing_ok=True)
+        try:
+            os.link(source, target)  # the cache's file, on the cache's filesystem: no copy
+        except OSError:
+            shutil.copyfile(source, target)
+        return target
+
+    def kill(self) -> None:
+        super().kill()
+        launch, scratch, staging = self.launch, self.scratch, self.staging
+        self.launch, self.scratch, self.staging = None, None, None
+        if launch is not None:
+            self.cap_hit = launch.cap.kind == "cgroup" and launch.cap.newly_hit()  # before the cgroup goes
+            launch.release()
+        for d in (scratch, staging):
+            if d is not None:
+                shutil.rmtree(d, ignore_errors=True)
+
+
+def sweep_scratch() -> None:
+    """Remove the scratch directories that runners killed meanwhile left in the system temp directory."""
+    import psutil
+
+    for item in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*"):
+        pid = item.name[len(SCRATCH_PREFIX):].split(".")[0]
+        if pid.isdigit() and not psutil.pid_exists(int(pid)):
+            shutil.rmtree(item, ignore_errors=True)
+
+
+def _empty(directory: Path) -> None:
+    for item in directory.iterdir():
+        if item.is_dir() and not item.is_symlink():
+            shutil.rmtree(item, ignore_errors=True)
+        else:
+            item.unlink(missing_ok=True)

@@ -1,0 +1,61 @@
+"""The conversion step: convert one model (or take it from the cache) and say what happened.
+
+It knows nothing of the run: no store, no queues, no control. The Runner applies its outcome.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from nnlite_tui.core.convert.options import DETERMINISTIC_STAGES
+from nnlite_tui.core.events import Event, StageFinished, StageStarted
+from nnlite_tui.core.run.logs import LogTailer
+from nnlite_tui.core.outcomes import Cancelled, ConversionResult, Converted, Failed, Outcome, Retry, Skipped
+from nnlite_tui.core.spec import ModelSpec
+
+
+class ConvertsModels(Protocol):
+    """What the step needs of the converter (core.convert.Converter)."""
+
+    def convert(self, spec: ModelSpec, dest: Path, log_path: Path | None = None,
+                cancel: threading.Event | None = None) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class Attempt:
+    number: int
+    max_attempts: int
+    backoff_s: float
+
+    @property
+    def last(self) -> bool:
+        return self.number >= self.max_attempts
+
+
+def convert_step(spec: ModelSpec, converter: ConvertsModels, *, dest: Path, log_path: Path,
+                 cancel: threading.Event, emit: Callable[[Event], None], attempt: Attempt) -> Outcome:
+    emit(StageStarted(model=spec.name, stage="convert", attempt=attempt.number))
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    with LogTailer(log_path, spec.name, "convert", emit):
+        raw = converter.convert(spec, dest, log_path, cancel=cancel)
+    result = ConversionResult.from_converter(raw, seconds=time.monotonic() - started)
+    detail = "cached" if result.cached else (result.error.message if result.error else "") or ""
+    emit(StageFinished(model=spec.name, stage="convert", ok=result.ok, seconds=result.seconds, detail=detail[:300],
+                       phases=raw.get("phases")))
+    if result.ok:
+        return Converted(result)
+    error = result.error
+    assert error is not None  # a result that is not ok always names its stage
+    if error.stage == "cancelled" or cancel.is_set():
+        return Cancelled()
+    if error.stage in ("filtered", "unsupported"):  # not the model's to run; "unsupported": convert/derive.py
+        return Skipped(error=error, conversion=result)
+    if error.stage not in DETERMINISTIC_STAGES and not attempt.last:
+        return Retry(error=error, after_s=attempt.backoff_s * attempt.number, conversion=result)
+    return Failed(error=error, conversion=result)

@@ -1,0 +1,48 @@
+"""Validation of an artifact against PyTorch eager, whatever the runtime, in the conversion worker.
+
+Every output must match PyTorch's within VALIDATE_RTOL (relative to the largest reference value)
+on each check input; `strength` says how much that comparison can tell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+# Relative agreement required between the artifact's and PyTorch eager's outputs.
+VALIDATE_RTOL = 1e-3
+
+
+def check_outputs(runs: Iterable[list], references: list[list]) -> dict[str, Any]:
+    """runs: per check, the artifact's outputs (numpy); references: PyTorch's. ValueError on a mismatch."""
+    import numpy as np
+
+    max_abs, scale = 0.0, 1.0
+    for outputs, reference in zip(runs, references):
+        if len(outputs) != len(reference):
+            raise ValueError(f"the converted model has {len(outputs)} outputs, PyTorch gives {len(reference)}")
+        for got, want in zip(outputs, reference):
+            want = want.detach().numpy()
+            if got.shape != want.shape:
+                raise ValueError(f"output shape {list(got.shape)} differs from PyTorch {list(want.shape)}")
+            if want.size:
+                max_abs = max(max_abs, float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)))))
+                scale = max(scale, float(np.max(np.abs(want))))
+    if not np.isfinite(max_abs) or max_abs > VALIDATE_RTOL * scale:
+        raise ValueError(f"output differs from PyTorch: max abs diff {max_abs:.3g} (tolerance {VALIDATE_RTOL * scale:.3g})")
+    return {"max_abs_diff": max_abs, "validation": strength(references, scale)}
+
+
+def strength(references: list[list], scale: float) -> dict[str, Any]:
+    """How much the check above can tell: nothing about the input side when the output ignores it.
+
+    With random weights some models saturate, and their output is the same for any input; a
+    converted model that scrambled its input (a wrong layout) would then pass the comparison unseen.
+    """
+    if len(references) < 2:
+        return {"inputs": len(references), "strength": "single-input", "input_sensitivity": None}
+    pairs = zip(references[0], references[1])
+    moved = max((float((a.double() - b.double()).abs().max()) for a, b in pairs if a.numel()), default=0.0)
+    sensitivity = moved / scale
+    return {"inputs": len(references), "input_sensitivity": sensitivity,
+            "strength": "strong" if sensitivity > VALIDATE_RTOL else "weak: the output does not depend on the input"}

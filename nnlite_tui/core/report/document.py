@@ -1,0 +1,271 @@
+"""The report: one JSON file per (model, device, backend), its writer, and the run's exports.
+
+Top level carries the keys LEMUR imports from NN-Lite reports (durations in ns, see LEMUR_KEYS);
+beside them a richer, versioned block. Every value is measured or derived from a measurement:
+`valid` is false with `error_message` set whenever any stage failed, and the failure still gets a
+report. `duration` is the median across the rounds (each round the median of its timed runs), `cpu_duration` the mean of all timed runs.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import platform
+import time
+from pathlib import Path
+from collections.abc import Mapping
+from typing import Any
+
+from nnlite_tui import __version__
+from nnlite_tui.core.outcomes import BenchResult, ConversionResult, StageError
+from nnlite_tui.core.report.energy import SUMMARY_COLUMNS as ENERGY_COLUMNS
+from nnlite_tui.core.report.energy import lemur_extra, summary_columns
+from nnlite_tui.core.run_dir import safe_name
+from nnlite_tui.core.runtimes import DEFAULT_RUNTIME
+from nnlite_tui.core.sources.units import model_of
+from nnlite_tui.core.spec import ModelSpec
+
+SCHEMA = "nnlite.report"
+# 2: optional blocks `conditions` (thermal/power around the timed runs, protocol 2 apps) and
+# `benchmark.ops` (per-op profile), `conversion.phases` (wall/CPU seconds per conversion phase,
+# core/convert/phases.py); every version-1 key keeps its meaning.
+# 3: `benchmark.rounds` (each round's median, start, seconds, conditions, nearest reference figure),
+# `benchmark.median_ns` (the median across rounds, also LEMUR's `duration`), `benchmark.interval` (the
+# between-round interval, bench/rounds.py), `benchmark.stability` (stable/unstable with reasons);
+# `benchmark.stats` pools the rounds' samples; top-level `runtime` and `runtime_version`.
+# 4: `model.flops` (PyTorch's multiply-accumulate FLOPs), `conversion.flops` (the artifact's),
+# `conversion.compute_check` (both, their ratio and verdict), `conversion.weights` (re-drawn tensors).
+SCHEMA_VERSION = 4
+LEMUR_KEYS = (
+    "model_name", "device_type", "os_version", "valid", "emulator", "error_message", "iterations", "duration",
+    "unit", "cpu_duration", "cpu_min_duration", "cpu_max_duration", "cpu_std_dev", "total_ram_kb", "free_ram_kb",
+    "available_ram_kb", "cached_kb", "in_dim_0", "in_dim_1", "in_dim_2", "in_dim_3", "device_analytics",
+)
+SUMMARY_COLUMNS = ("model", "status", "device", "backend", "params", "artifact_bytes", "median_ms", "p90_ms",
+                   "mean_ms", "iterations", "throttled", "error_stage", "error", "precision", "speedup_vs_fp32",
+                   "accuracy", "top1_agreement", "max_abs_err_rel", "mean_abs_err_rel", "cosine", "rounds",
+                   "interval_low_ms", "interval_high_ms", "stability", "instability",
+                   # the unit's runtime, and its median against LiteRT's for the same model, precision,
+                   # device and backend (summary.add_runtime_ratios)
+                   "runtime", "runtime_version", "ratio_to_litert",
+                   # energy per inference and mean power where the run asked for it (report/energy.py)
+                   *ENERGY_COLUMNS)
+
+
+def base_name(name: str | None, precision: str, runtime: str = DEFAULT_RUNTIME) -> str | None:
+    """The model a unit measures: its name without the "@<runtime>" and "@<precision>" suffixes."""
+    return model_of(name, precision, runtime) if name else name
+
+
+def runtime_of(report: Mapping[str, Any]) -> str:
+    """The runtime a report's unit ran in; reports of releases before runtimes existed are LiteRT's."""
+    model = report.get("model") if isinstance(report.get("model"), Mapping) else {}
+    return str(report.get("runtime") or model.get("runtime") or DEFAULT_RUNTIME)
+
+
+def weights_text(record: Mapping[str, Any] | None) -> str:
+    """What the model's weights are, in words: random, and whether a requested checkpoint was skipped."""
+    record = record or {}
+    text = "random (seed 0)"
+    if record.get("policy") == "dense" and record.get("redrawn"):
+        text += f", {record['redrawn']} all-zero or duplicated tensors re-drawn (conversion.weights)"
+    urls = record.get("not_downloaded") or []
+    if urls:
+        text += f"; pretrained weights requested at construction were not downloaded: {', '.join(urls)}"
+    return text
+
+
+def _int(value: Any) -> int | None:
+    return None if value is None else int(round(float(value)))
+
+
+def build_report(*, spec: ModelSpec, conversion: ConversionResult | None, bench: BenchResult | None,
+                 device: Mapping[str, Any], settings: dict[str, Any], run_id: str, error: StageError | None = None,
+                 isolation: dict[str, Any] | None = None, attempts: int = 1,
+                 tool_versions: dict[str, str] | None = None) -> dict[str, Any]:
+    """Assemble one report. `error` marks a failure at any stage; an invalid benchmark is one too."""
+    if error is None:
+        error = bench.error if bench is not None else StageError("benchmark", "NoResult", "no benchmark result")
+    before = dict(bench.before) if bench is not None and bench.before is not None else None
+    after = dict(bench.after) if bench is not None and bench.after is not None else None
+    bench_block = bench.report_block() if bench is not None else {}
+    # What ran, as the device says it (the host's library, an app's own build); null when nothing ran or
+    # an app before protocol 3 did not say.
+    version = bench_block.get("runtime_version")
+    return _assemble(spec={**spec.to_dict(), "runtime": spec.runtime}, conversion=dict(conversion.details) if conversion else {},
+                     bench=bench_block, device=dict(device), before=before, after=after, settings=settings,
+                     run_id=run_id, error=error, isolation=isolation, attempts=attempts,
+                     tool_versions=tool_versions, runtime_version=version)
+
+
+def _assemble(*, spec: dict[str, Any], conversion: dict[str, Any], bench: dict[str, Any], device: dict[str, Any],
+              before: dict[str, Any] | None, after: dict[str, Any] | None, settings: dict[str, Any], run_id: str,
+              error: StageError | None, isolation: dict[str, Any] | None, attempts: int,
+              tool_versions: dict[str, str] | None, runtime_version: str | None = None) -> dict[str, Any]:
+    valid = error is None
+    stats = bench.get("stats") or {}
+    memory = (before or {}).get("memory") or {}
+    shape = (bench.get("input_shapes") or [conversion.get("artifact_input_shape") or []])[0] or []
+    dims = {f"in_dim_{i}": (int(shape[i]) if i < len(shape) else None) for i in range(4)}
+    top = {
+        "model_name": spec.get("name"),
+        "device_type": device.get("model"),
+        "os_version": device.get("os_version"),
+        "valid": valid,
+        "emulator": bool(device.get("emulator")),
+        "error_message": None if error is None else error.text(),
+        "iterations": stats.get("count") if valid else None,
+        "duration": _int(bench.get("median_ns", stats.get("median_ns"))) if valid else None,
+        "unit": "ns",
+        "cpu_duration": _int(stats.get("mean_ns")) if valid else None,
+        "cpu_min_duration": _int(stats.get("min_ns")) if valid else None,
+        "cpu_max_duration": _int(stats.get("max_ns")) if valid else None,
+        "cpu_std_dev": _int(stats.get("std_ns")) if valid else None,
+        **{k: memory.get(k) for k in ("total_ram_kb", "free_ram_kb", "available_ram_kb", "cached_kb")},
+        **dims,
+        "device_analytics": {
+            "timestamp": (before or {}).get("timestamp"),
+            "memory_info": memory,
+            "cpu_info": device.get("cpu"),
+            "thermal_before_c": (before or {}).get("thermal_c"),
+            "thermal_after_c": (after or {}).get("thermal_c"),
+            "battery": (before or {}).get("battery"),
+        },
+    }
+    conv_keys = ("ok", "stage", "error_type", "error_message", "cached", "key", "converter", "converter_version",
+                 "torch_version", "layout", "input_shape", "artifact_input_shape", "artifact_input_dtype", "output_shapes",
+                 "max_abs_diff", "validation", "artifact_sha256", "artifact_bytes", "params", "timings", "seconds", "worker_peak_rss_mb",
+                 "phases", "cached_phases", "precision", "quantization", "base_key", "fp32_cached", "runtime",
+                 "delegation", "flops", "compute_check", "weights", "input_signature",
+                 # what was rewritten for the converter, and which part of the model the artifact is
+                 "rewrites", "measured_graph",
+                 # why it failed, and where its model code ran and what it tried there (convert/sandbox)
+                 "cause", "sandbox", "sandbox_attempts")
+    runtime = spec.get("runtime") or DEFAULT_RUNTIME
+    precision = spec.get("precision", "fp32")
+    return {
+        **top,
+        # Beside LEMUR's keys: the runtime the unit ran in and its library's version.
+        "runtime": runtime,
+        "runtime_version": runtime_version,
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "run_id": run_id,
+        "created_at": time.time(),
+        "attempts": attempts,
+        "error": None if error is None else error.to_dict(),
+        "model": {
+            "name": spec.get("name"), "kind": spec.get("kind"), "source": spec.get("file") or
+            f"{spec.get('module')}:{spec.get('factory')}", "sha256": spec.get("sha256"),
+            "in_shape": spec.get("in_shape"), "out_shape": spec.get("out_shape"), "prm": spec.get("prm"),
+            "task": spec.get("task"), "dataset": spec.get("dataset"), "transform": spec.get("transform"),
+            "origin": spec.get("origin"), "params": conversion.get("params"),
+            # PyTorch's multiply-accumulate FLOPs of one eval forward (conversion.compute_check); absent
+            # when they could not be counted
+            "flops": conversion.get("model_flops"),
+            "weights": weights_text(conversion.get("weights")), "precision": precision, "runtime": runtime,
+            "base_name": base_name(spec.get("name"), precision, runtime),
+        },
+        # A derived precision's cost against PyTorch fp32 (core/convert/worker/accuracy.py); None for fp32.
+        "accuracy": conversion.get("accuracy"),
+        "conversion": {k: conversion.get(k) for k in conv_keys},
+        "benchmark": {**bench, "settings": settings},
+        "device": device,
+        "conditions": bench.get("conditions"),
+        "state_before": before,
+        "state_after": after,
+        "isolation": isolation,
+        "host": {"hostname": platform.node(), "python": platform.python_version(), "platform": platform.platform()},
+        "tool": {"nnlite": __version__, **(tool_versions or {})},
+    }
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=1, default=str)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def summary_row(report: dict[str, Any], status: str | None = None) -> dict[str, Any]:
+    bench = report.get("benchmark") or {}
+    stats = bench.get("stats") or {}
+    error = report.get("error") or {}
+    ms = (lambda v: None if v is None else round(v / 1e6, 6))
+    return {
+        "model": report.get("model_name"),
+        "status": status or ("done" if report.get("valid") else "failed"),
+        "device": (report.get("device") or {}).get("serial"),
+        "backend": bench.get("backend_used") or (bench.get("settings") or {}).get("backend"),
+        "params": (report.get("model") or {}).get("params"),
+        "artifact_bytes": (report.get("conversion") or {}).get("artifact_bytes"),
+        "median_ms": ms(bench.get("median_ns", stats.get("median_ns"))),
+        "p90_ms": ms(stats.get("p90_ns")),
+        "mean_ms": ms(stats.get("mean_ns")),
+        "iterations": stats.get("count"),
+        "throttled": (report.get("conditions") or {}).get("throttled"),
+        "error_stage": error.get("stage"),
+        "error": error.get("message"),
+        **_precision_columns(report),
+        **_rounds_columns(bench if report.get("valid") else {}),
+        **summary_columns(report),
+    }
+
+
+def _rounds_columns(bench: dict[str, Any]) -> dict[str, Any]:
+    """How many rounds, the interval across them, and the verdict (a report before rounds: one round)."""
+    interval = bench.get("interval") or {}
+    stability = bench.get("stability") or {}
+    ms = (lambda v: None if v is None else round(v / 1e6, 6))
+    rounds = len(bench.get("rounds") or []) or (1 if bench.get("stats") else None)
+    return {"rounds": rounds, "interval_low_ms": ms(interval.get("low_ns")), "interval_high_ms": ms(interval.get("high_ns")),
+            "stability": stability.get("verdict") or ("single round" if rounds == 1 else None),
+            "instability": "; ".join(stability.get("reasons") or []) or None}
+
+
+def _precision_columns(report: dict[str, Any]) -> dict[str, Any]:
+    """The precision and, for a derived one, its accuracy figures (speed-up needs the whole run)."""
+    accuracy = report.get("accuracy") or {}
+    rounded = (lambda v: None if v is None else round(float(v), 6))
+    return {"precision": (report.get("model") or {}).get("precision") or "fp32", "speedup_vs_fp32": None,
+            "runtime": runtime_of(report), "runtime_version": report.get("runtime_version"), "ratio_to_litert": None,
+            "accuracy": accuracy.get("verdict"), "top1_agreement": rounded(accuracy.get("top1_agreement")),
+            "max_abs_err_rel": rounded(accuracy.get("max_abs_err_rel")),
+            "mean_abs_err_rel": rounded(accuracy.get("mean_abs_err_rel")), "cosine": rounded(accuracy.get("cosine"))}
+
+
+def to_csv(rows: list[dict[str, Any]]) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=SUMMARY_COLUMNS, extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def write_lemur(reports: list[dict[str, Any]], out_dir: Path) -> list[Path]:
+    """LEMUR's import layout: ab/nn/stat/run/<task>_<nn>/<device>.json with the NN-Lite keys only."""
+    written = []
+    for report in reports:
+        model = report.get("model") or {}
+        task = model.get("task") or "img-classification"
+        device = report.get("device") or {}
+        prefix = "android" if device.get("kind") != "host" else "host"
+        name = f"{prefix}_{safe_name(str(report.get('device_type') or device.get('serial')))}.json"
+        precision = model.get("precision") or "fp32"
+        runtime = runtime_of(report)
+        nn = model.get("base_name") or report.get("model_name")
+        # One nn, one file per device, runtime and precision (LiteRT fp32 keeps the plain name).
+        tail = "".join(f"_{part}" for part in (runtime if runtime != DEFAULT_RUNTIME else "",
+                                                precision if precision != "fp32" else "") if part)
+        name = name[: -len(".json")] + f"{tail}.json"
+        path = out_dir / "ab" / "nn" / "stat" / "run" / f"{task}_{nn}" / name
+        write_json_atomic(path, {**{k: report.get(k) for k in LEMUR_KEYS}, "model_name": nn, "precision": precision,
+                                 "runtime": runtime, "runtime_version": report.get("runtime_version"),
+                                 **lemur_extra(report)})
+        written.append(path)
+    return written

@@ -1,0 +1,40 @@
+"""Validation of a .pte against PyTorch eager in the conversion worker, and running a .pte on inputs.
+
+The program runs in ExecuTorch's runtime (the XNNPACK delegate and the portable kernels the wheel
+ships) on each check input; its outputs are compared with PyTorch's by the rules every runtime shares
+(convert/worker/validation.py). Method.execute sets the inputs on every call: the memory planner lets
+later activations reuse an input's buffer, so a program must never run twice on inputs set once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nnlite_tui.core.convert.worker.validation import check_outputs
+
+
+def load_method(path: str):
+    from executorch.runtime import Runtime
+
+    return Runtime.get().load_program(path).load_method("forward")
+
+
+def run_all(path: str, samples: list[tuple]) -> list[list]:
+    """The .pte's outputs (torch tensors) for each input tuple (torch tensors as the program takes them)."""
+    method = load_method(path)
+    return [list(method.execute(list(sample))) for sample in samples]
+
+
+def validate(path: str, samples: list[tuple], references: list[list]) -> dict[str, Any]:
+    """samples: per check, the torch inputs as fed to the .pte; references: PyTorch's outputs."""
+    outputs = run_all(path, samples)
+    checked = check_outputs(([o.detach().numpy() for o in run] for run in outputs), references)
+    first = samples[0]
+    return {
+        **checked,
+        "artifact_input_shape": [int(d) for d in first[0].shape],
+        "artifact_input_dtype": str(first[0].dtype).replace("torch.", ""),
+        "input_shapes": [[int(d) for d in a.shape] for a in first],
+        "input_dtypes": [str(a.dtype).replace("torch.", "") for a in first],
+        "output_shapes": [[int(d) for d in o.shape] for o in outputs[0]],
+    }

@@ -1,0 +1,108 @@
+"""LiteRT (.tflite): litert-torch converts, ai-edge-quantizer derives precisions, ai-edge-litert runs.
+
+The Runtime protocol's implementation for LiteRT. The modules beside this one are its internals:
+export.py / validate.py (PyTorch -> .tflite in the worker, under convert/worker/export_fixes.py), quantize.py / pt2e.py /
+compact.py (derived precisions), interpreter.py (the host benchmark session), op_profile.py,
+profile_events.py, profiler_calibration.py, ops_block.py, profiled_pass.py (per-op profiles from
+LiteRT's C API) and graph.py (the .tflite flatbuffer reader). Nothing outside this package imports
+them; everything goes through LITERT below.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from nnlite_tui.core.versions import dist_version
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from nnlite_tui.core.bench.settings import BenchSettings
+    from nnlite_tui.core.convert.phases import PhaseClock
+    from nnlite_tui.core.convert.worker.model import Prepared
+
+# Bump when the worker's output for the same inputs changes (invalidates the cache).
+# 5: weights policy (re-drawn tensors), compute check, sampling only by calls that draw, lowering
+# rewrites (recorded), token ranges in input_signature, detection cut;
+# 4: task inputs (task, input_signature), failure cause; 3: two validation inputs
+FORMAT_VERSION = 5
+
+
+class LiteRt:
+    name = "litert"
+    label = "LiteRT"
+    suffix = ".tflite"
+    precisions = ("fp32", "fp16", "dynamic-int8", "int8")
+    format_version = FORMAT_VERSION
+    library = "ai-edge-litert"  # whose version is a report's runtime_version
+    # The benchmark process imports these while conversions still run (devices/host_bench.py).
+    bench_imports = ("numpy", "ai_edge_litert.interpreter", "nnlite_tui.core.runtimes.litert.interpreter")
+
+    def __init__(self) -> None:
+        self._tracker = None  # the worker's litert_torch phase hook, made once per worker process
+        self._versions: dict[str, str] | None = None
+
+    # ----- orchestrator -----
+    def versions(self) -> dict[str, str]:
+        if self._versions is None:  # read once: a key is made for every unit of a 10,000-model run
+            self._versions = {name: dist_version(name) for name in ("litert-torch", "torch", "ai-edge-litert")}
+        return dict(self._versions)
+
+    def unavailable(self) -> str | None:
+        missing = [name for name, version in self.versions().items() if version == "absent"]
+        return f"LiteRT needs {', '.join(missing)} (pip install nnlite-tui)" if missing else None
+
+    def derivation(self, precision: str) -> list[Any]:
+        from nnlite_tui.core.convert.worker.calibration import ACCURACY_SAMPLES
+        from nnlite_tui.core.runtimes.litert.quantize import RECIPES, ROUTE
+
+        return [ROUTE, RECIPES[precision], ACCURACY_SAMPLES, dist_version("ai-edge-quantizer")]
+
+    def read_graph(self, path: str):
+        from nnlite_tui.core.runtimes.litert.graph import read_graph
+
+        return read_graph(path)
+
+    def app_extras(self, path: str) -> dict[str, str]:
+        return {}  # the app reads a .tflite's inputs itself, in every protocol version
+
+    # ----- conversion worker -----
+    def worker_start(self) -> None:
+        os.environ.setdefault("LITERT_TORCH_SHOW_PROGRESS", "n")
+        from nnlite_tui.core.runtimes.litert.export import PhaseTracker
+
+        if self._tracker is None:
+            import litert_torch  # noqa: F401  (the 4-6 s import, paid once per worker)
+
+            self._tracker = PhaseTracker()
+
+    def export(self, prepared: Prepared, out_path: str, clock: PhaseClock) -> dict[str, Any]:
+        from nnlite_tui.core.runtimes.litert.export import export
+
+        self.worker_start()
+        return export(prepared, out_path, self._tracker, clock)
+
+    def derive(self, job: dict[str, Any]) -> dict[str, Any]:
+        from nnlite_tui.core.runtimes.litert.quantize import handle_derive
+
+        return handle_derive(job)
+
+    # ----- host benchmark process -----
+    def host_backend(self, requested: str, path: str | None = None) -> tuple[str, str | None]:
+        from nnlite_tui.core.runtimes.litert.interpreter import host_backend
+
+        return host_backend(requested, path)
+
+    def open_session(self, path: str, settings: BenchSettings):
+        from nnlite_tui.core.runtimes.litert.interpreter import open_session
+
+        return open_session(path, settings)
+
+    def profile(self, path: str, settings: BenchSettings, ranges: Sequence[Sequence[int] | None] = ()) -> dict[str, Any]:
+        from nnlite_tui.core.runtimes.litert.profiled_pass import profiled_pass
+
+        return profiled_pass(path, settings, ranges)
+
+
+LITERT = LiteRt()

@@ -1,0 +1,149 @@
+"""PyTorch -> .tflite with litert-torch, inside the conversion worker: export, lower, serialize, validate.
+
+litert_torch.convert() runs torch.export and then the lowering in one call; PhaseTracker tells the
+two apart (their exception types overlap), so a failure names the right stage and the phases are
+timed separately. torch.export is tried non-strict first, then strict (each traces different Python).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+from nnlite_tui.core.convert.phases import PhaseClock
+from nnlite_tui.core.convert.worker.errors import StageError
+from nnlite_tui.core.convert.worker.model import Prepared, blame_sampling, guarded
+from nnlite_tui.core.convert.worker import lowering_rewrites
+from nnlite_tui.core.convert.worker.export_fixes import exact_rewrites
+from nnlite_tui.core.ops.graph import GraphError
+from nnlite_tui.core.runtimes.litert.graph import MAC_OPS, read_graph
+from nnlite_tui.core.runtimes.litert.token_tables import with_table_ranges
+from nnlite_tui.core.runtimes.litert.validate import validate
+
+
+class PhaseTracker:
+    """Tells torch.export failures from lowering failures inside one litert_torch.convert() call.
+
+    litert_torch.convert() runs torch.export and then the lowering; the exception types overlap
+    (RuntimeError in both), so we note which phase was running when it raised.
+    """
+
+    def __init__(self) -> None:
+        self.phase = "export"
+        self.switched_at: tuple[float, float] | None = None  # (wall, cpu) when the lowering began
+        self.on_lower: Callable[[], None] | None = None  # told when the lowering begins
+        self.hooked = False
+        try:
+            from litert_torch._convert import core
+        except ImportError:
+            return
+        original = getattr(core, "export_torch_signature", None)
+        if original is None:
+            return
+
+        def tracked(*args, **kwargs):
+            self.phase = "export"
+            result = original(*args, **kwargs)
+            self.phase = "lower"
+            self.switched_at = (time.perf_counter(), time.process_time())
+            if self.on_lower is not None:
+                self.on_lower()
+            return result
+
+        core.export_torch_signature = tracked
+        self.hooked = True
+
+
+def _export(litert_torch, target, sample: tuple, tracker: PhaseTracker):
+    """torch.export non-strict first, then strict; lowering errors are final."""
+    first = None
+    for strict in (False, True):
+        tracker.phase = "export"
+        tracker.switched_at = None
+        try:
+            with exact_rewrites(), lowering_rewrites.installed():
+                return litert_torch.convert(target, sample, strict_export=strict), strict
+        except BaseException as exc:
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            if tracker.phase != "export":
+                raise StageError(tracker.phase, exc) from exc
+            first = first or exc
+    raise StageError("export", first) from first
+
+
+def _split_convert(clock: PhaseClock, start: tuple[float, float], tracker: PhaseTracker) -> None:
+    """litert_torch.convert() is torch.export then the lowering: one phase each, split where the
+    tracker saw the export return (one "convert" phase when it could not hook in)."""
+    switched = tracker.switched_at
+    if switched is None or switched[0] < start[0]:
+        clock.since("export" if tracker.hooked else "convert", start)
+        return
+    clock.add("export", switched[0] - start[0], switched[1] - start[1])
+    clock.since("lower", switched)
+
+
+def mac_work(path: str) -> dict[str, Any]:
+    """The artifact's multiply-accumulate FLOPs (`flops`, `flops_by_op`) for the compute check; None
+    when its graph cannot be read (the check is then unmeasured)."""
+    try:
+        graph = read_graph(path)
+    except GraphError as exc:
+        return {"flops": None, "flops_by_op": {}, "flops_unmeasured": str(exc)}
+    by_op: dict[str, int] = {}
+    for op in graph.ops:
+        if op.type in MAC_OPS:
+            by_op[op.type] = by_op.get(op.type, 0) + op.flops
+    return {"flops": sum(by_op.values()), "flops_by_op": by_op}
+
+
+def export(prepared: Prepared, out_path: str, tracker: PhaseTracker, clock: PhaseClock) -> dict[str, Any]:
+    """Convert `prepared` to `out_path` and validate it; the LiteRT-specific result fields."""
+    import litert_torch
+    import torch
+
+    timings: dict[str, float] = {}
+    first = prepared.checks[0]
+    t0 = time.perf_counter()
+    clock.started("export" if tracker.hooked else "convert")
+    start = clock.now()
+    tracker.on_lower = lambda: clock.started("lower")
+    try:
+        edge, strict = blame_sampling(prepared.sampling, _export, litert_torch, prepared.target,
+                                      prepared.fed(first), tracker)
+    finally:
+        tracker.on_lower = None
+        _split_convert(clock, start, tracker)
+    timings["convert_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    tmp = out_path + ".part"
+
+    def write(converted) -> None:
+        converted.export(tmp)
+        os.replace(tmp, out_path)
+
+    with clock.phase("serialize"):
+        guarded("serialize", write, edge)
+        del edge  # the converted model in memory (as large as the file): the rest reads the file
+    timings["serialize_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    samples = [[a.numpy() for a in prepared.fed(c)] for c in prepared.checks]
+    with clock.phase("validate"):
+        checked = blame_sampling(prepared.sampling, guarded, "validate", validate, out_path, samples,
+                                 prepared.references)
+    timings["validate_s"] = time.perf_counter() - t0
+    # an integer input whose lookup PyTorch did not show gets its range from the graph's table
+    signature = guarded("validate", with_table_ranges, prepared.common_fields()["input_signature"], out_path)
+    return {
+        **mac_work(out_path),
+        "export_mode": "strict" if strict else "non-strict",
+        "timings": timings,
+        "converter": "litert-torch",
+        "converter_version": str(litert_torch.__version__),
+        "torch_version": str(torch.__version__),
+        "rewrites": lowering_rewrites.applied(),
+        "input_signature": signature,  # of the export that succeeded (each attempt starts afresh)
+        **checked,
+    }
