@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from nnlite_tui.core.ops.block import resolved_total
 from nnlite_tui.core.ops.block_check import check_block, mark_checked
 from nnlite_tui.core.ops.block_versions import read_block
 
@@ -106,6 +107,15 @@ def test_an_unresolved_total_is_checked_against_invoke():
     block["ops"][0].update(avg_us=60.0, median_us=60.0, min_us=60.0)
     assert [r.split(":")[0] for r in check_block(block)] == ["sum_exceeds_total"]
     assert "invoke_us 60.0" in check_block(block)[0]
+
+
+def test_a_profiler_cost_that_leaves_less_than_the_ops_readings_resolves_no_total():
+    assert resolved_total(100.0, 30.0, 71.0, 2.0) == (70.0, None)  # within the rounding: kept
+    total, why = resolved_total(100.0, 30.0, 80.0, 2.0)
+    assert total is None and "leaves 70.0 µs" in why and "measured sum (80.0 µs)" in why
+    total, why = resolved_total(20.0, 25.0, 10.0)
+    assert total is None and "not below the profiled run's 20.0 µs" in why
+    assert resolved_total(20.0, None) == (20.0, None)
 
 
 def test_a_block_with_an_error_has_nothing_to_check():

@@ -48,15 +48,23 @@ def measured(row: dict[str, Any]) -> bool:
     return row.get("timing") == MEASURED and row.get("avg_us") is not None
 
 
-def resolved_total(total_us: float, profiler_us: float | None) -> tuple[float | None, str | None]:
+def resolved_total(total_us: float, profiler_us: float | None, ops_sum_us: float = 0.0,
+                   tolerance_us: float = 0.0) -> tuple[float | None, str | None]:
     """The run's own time: the runtime's total per run less the profiler's measured cost inside it,
-    or None and why, when that cost is as large as the total (a run of ops far under a µs each,
-    where the profiler's per-event work is all the profiled run is made of)."""
+    or None and why. None when that cost is as large as the total (a run of ops far under a µs each,
+    where the profiler's per-event work is all the profiled run is made of), or when it leaves less
+    than the ops' own measured sum (`ops_sum_us`, beyond the rounding `tolerance_us`): the cost is
+    calibrated on another model and on a busy host it can come out too large; the ops' readings are
+    this run's own, the total would not be."""
     net = total_us - (profiler_us or 0.0)
-    if net > 0:
+    if net > 0 and net + tolerance_us >= ops_sum_us:
         return round(net, 3), None
     if profiler_us is None:
         return None, f"the profiled run's total is {total_us:.1f} µs"
+    if net > 0:
+        return None, (f"the profiler's measured cost ({profiler_us:.1f} µs) leaves {net:.1f} µs of the profiled "
+                      f"run's {total_us:.1f} µs, less than its ops' measured sum ({ops_sum_us:.1f} µs): the "
+                      f"cost's calibration is off on this run, so the run's own time is not resolved")
     return None, (f"the profiler's measured cost ({profiler_us:.1f} µs) is not below the profiled run's "
                   f"{total_us:.1f} µs: the run's own time is below what this profile resolves")
 
