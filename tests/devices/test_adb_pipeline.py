@@ -120,8 +120,10 @@ def test_a_device_that_throttles_is_flagged_in_reports_events_summary_and_consol
         assert report["conditions"]["throttled"] is True and report["conditions"]["source"] == "simulated"
         assert summary_row(report)["throttled"] is True
     done = [e for e in rec.of(ModelStatus) if e.status == "done"]
-    assert {e.model for e in done} == {"mnist_lenet", "plain_cnn"} and all(e.flags == ("throttled",) for e in done)
+    # Throttled, and on a busy host the rounds may also disagree ("unstable"): nothing else.
+    assert {e.model for e in done} == {"mnist_lenet", "plain_cnn"}
+    assert all(e.flags[0] == "throttled" and set(e.flags) <= {"throttled", "unstable"} for e in done)
     view = RunView()
     for event in rec.events:
         view.apply(event)
-    assert view.models["plain_cnn"].flags == ("throttled",)
+    assert view.models["plain_cnn"].flags == next(e.flags for e in done if e.model == "plain_cnn")
