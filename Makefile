@@ -32,7 +32,9 @@ test: $(STAMP)
 	-$(BIN)/nnlite doctor
 	$(BIN)/ruff check .
 	bash android-app/test-core.sh
-	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=20
+	# Two worker processes, each test file whole on one of them (its module fixtures built once): most
+	# tests wait on subprocesses, so the two cores overlap them.
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=20
 
 clean:
 	rm -rf $(VENV) runs
