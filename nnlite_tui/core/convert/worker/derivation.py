@@ -12,6 +12,8 @@ from typing import Any
 from nnlite_tui.core.convert.worker import detection_cut
 from nnlite_tui.core.convert.worker.calibration import accuracy_inputs
 from nnlite_tui.core.convert.worker.dense_weights import apply_policy
+from nnlite_tui.core.convert.worker.errors import StageError, error_fields, first_line
+from nnlite_tui.core.convert.worker.job_log import redirect_fds
 from nnlite_tui.core.convert.worker.model import build_model, flat_outputs
 from nnlite_tui.core.spec import ModelSpec, sha256_file
 
@@ -61,3 +63,27 @@ def derived_result(*, runtime: str, out_path: str, job: dict[str, Any], derivand
                          "size_ratio": round(size / fp32_bytes, 4) if fp32_bytes else None,
                          "fp32_artifact_sha256": sha256_file(job["fp32_path"]), **quantization},
     }
+
+
+def run_derivation(job: dict[str, Any], derive: Callable[[dict[str, Any]], dict[str, Any]], label: str,
+                   errors: tuple[type[Exception], ...] = (StageError,)) -> dict[str, Any]:
+    """A runtime's derivation job in the worker, logged to the job's log: a result dict, never an exception
+    for the model's faults. `errors` are the runtime's staged errors (each with .stage and .exc); `label`
+    names the derivation in the log (e.g. "int8", "executorch int8")."""
+    import sys
+    import time
+    import traceback
+
+    t0 = time.perf_counter()
+    with redirect_fds(job.get("log_path")):
+        print(f"[nnlite] deriving {label} from {job['fp32_path']}", file=sys.stderr)
+        try:
+            result = derive(job)
+        except errors as err:
+            print(f"[nnlite] {err.stage} failed: {first_line(str(err.exc))}", file=sys.stderr)
+            traceback.print_exception(err.exc)
+            result = error_fields(err.stage, err.exc)
+        except MemoryError as exc:
+            result = error_fields("out-of-memory", exc)
+    result["seconds"] = time.perf_counter() - t0
+    return result

@@ -15,15 +15,12 @@ Stages: export (the fp32 export must work first), calibrate, quantize, lower, se
 
 from __future__ import annotations
 
-import sys
 import time
-import traceback
 from typing import Any
 
 from nnlite_tui.core.convert.worker.calibration import calibration_samples
-from nnlite_tui.core.convert.worker.derivation import derived_result, model_to_derive
-from nnlite_tui.core.convert.worker.errors import StageError, error_fields, first_line
-from nnlite_tui.core.convert.worker.job_log import redirect_fds
+from nnlite_tui.core.convert.worker.derivation import derived_result, model_to_derive, run_derivation
+from nnlite_tui.core.convert.worker.errors import StageError
 from nnlite_tui.core.convert.worker.model import as_exported, guarded
 from nnlite_tui.core.spec import ModelSpec
 from nnlite_tui.core.versions import dist_version
@@ -131,17 +128,4 @@ def derive(job: dict[str, Any]) -> dict[str, Any]:
 
 def handle_derive(job: dict[str, Any]) -> dict[str, Any]:
     """The worker's entry for a derivation job: a result dict, never an exception for the model's faults."""
-    t0 = time.perf_counter()
-    with redirect_fds(job.get("log_path")):
-        print(f"[nnlite] deriving executorch {ModelSpec.from_dict(job['spec']).precision} "
-              f"from {job['fp32_path']}", file=sys.stderr)
-        try:
-            result = derive(job)
-        except StageError as err:
-            print(f"[nnlite] {err.stage} failed: {first_line(str(err.exc))}", file=sys.stderr)
-            traceback.print_exception(err.exc)
-            result = error_fields(err.stage, err.exc)
-        except MemoryError as exc:
-            result = error_fields("out-of-memory", exc)
-    result["seconds"] = time.perf_counter() - t0
-    return result
+    return run_derivation(job, derive, f"executorch {ModelSpec.from_dict(job['spec']).precision}")

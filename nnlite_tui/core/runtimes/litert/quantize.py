@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from nnlite_tui.core.convert.worker.calibration import calibration_samples
-from nnlite_tui.core.convert.worker.derivation import derived_result, model_to_derive
-from nnlite_tui.core.convert.worker.errors import StageError, error_fields, first_line
-from nnlite_tui.core.convert.worker.job_log import redirect_fds
+from nnlite_tui.core.convert.worker.derivation import derived_result, model_to_derive, run_derivation
+from nnlite_tui.core.convert.worker.errors import StageError
 from nnlite_tui.core.convert.worker.model import as_exported
 from nnlite_tui.core.spec import ModelSpec
 from nnlite_tui.core.versions import dist_version
@@ -166,23 +165,7 @@ def derive(job: dict[str, Any]) -> dict[str, Any]:
 
 def handle_derive(job: dict[str, Any]) -> dict[str, Any]:
     """The worker's entry for a derivation job: a result dict, never an exception for the model's faults."""
-    import sys
-    import traceback
-
-    t0 = time.perf_counter()
-    with redirect_fds(job.get("log_path")):
-        print(f"[nnlite] deriving {ModelSpec.from_dict(job['spec']).precision} from {job['fp32_path']}",
-              file=sys.stderr)
-        try:
-            result = derive(job)
-        except (DeriveError, StageError) as err:
-            print(f"[nnlite] {err.stage} failed: {first_line(str(err.exc))}", file=sys.stderr)
-            traceback.print_exception(err.exc)
-            result = error_fields(err.stage, err.exc)
-        except MemoryError as exc:
-            result = error_fields("out-of-memory", exc)
-    result["seconds"] = time.perf_counter() - t0
-    return result
+    return run_derivation(job, derive, ModelSpec.from_dict(job["spec"]).precision, (DeriveError, StageError))
 
 
 def _try_pt2e(target, sample_fed, calibration_fed: list, alt_path: str, references: list, fed: list,
