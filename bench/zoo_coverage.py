@@ -31,6 +31,8 @@ from nnlite_tui.core.convert.converter import Converter  # noqa: E402
 from nnlite_tui.core.convert.options import ConvertOptions  # noqa: E402
 from nnlite_tui.core.sources.discover import discover  # noqa: E402
 
+from bench.lemur_coverage import spread  # noqa: E402  (the same even spread over a name order)
+
 FACTORY = '''
 
 def {name}():
@@ -45,13 +47,6 @@ def classification_models() -> list[str]:
     import torchvision
 
     return sorted(torchvision.models.list_models(module=torchvision.models))
-
-
-def spread(items: list[str], n: int | None) -> list[str]:
-    if n is None or n >= len(items):
-        return items
-    step = len(items) / n
-    return [items[int(i * step)] for i in range(n)]
 
 
 def main() -> int:
