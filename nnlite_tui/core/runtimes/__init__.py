@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from functools import cache
 
+from nnlite_tui.core.choices import parse_choices
 from nnlite_tui.core.runtimes.base import Runtime, RuntimeUnavailable
 
 DEFAULT_RUNTIME = "litert"
@@ -34,15 +35,7 @@ def get_runtime(name: str) -> Runtime:
 
 def parse_runtimes(text: str) -> tuple[str, ...]:
     """"litert,executorch" or "all" -> runtimes in registry order; ValueError names an unknown one."""
-    wanted = {item.strip().lower() for item in text.split(",") if item.strip()}
-    if "all" in wanted:
-        return RUNTIMES
-    unknown = sorted(wanted - set(RUNTIMES))
-    if unknown:
-        raise ValueError(f"unknown runtime {', '.join(unknown)}; choose from {', '.join(RUNTIMES)} or all")
-    if not wanted:
-        raise ValueError("no runtime given")
-    return tuple(r for r in RUNTIMES if r in wanted)
+    return parse_choices(text, RUNTIMES, "runtime")
 
 
 def check_available(runtimes: tuple[str, ...]) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
+from nnlite_tui.core.choices import parse_choices
 from nnlite_tui.core.runtimes import DEFAULT_RUNTIME
 from nnlite_tui.core.spec import ModelSpec
 
@@ -26,16 +27,7 @@ PRECISIONS = ("fp32", "fp16", "dynamic-int8", "int8")
 
 def parse_precisions(text: str | Iterable[str]) -> tuple[str, ...]:
     """"fp32,int8" or "all" -> the precisions in canonical order; ValueError names an unknown one."""
-    items = text.split(",") if isinstance(text, str) else list(text)
-    wanted = {item.strip().lower() for item in items if item and item.strip()}
-    if "all" in wanted:
-        return PRECISIONS
-    unknown = sorted(wanted - set(PRECISIONS))
-    if unknown:
-        raise ValueError(f"unknown precision {', '.join(unknown)}; choose from {', '.join(PRECISIONS)} or all")
-    if not wanted:
-        raise ValueError("no precision given")
-    return tuple(p for p in PRECISIONS if p in wanted)
+    return parse_choices(text, PRECISIONS, "precision")
 
 
 def unit_name(model: str, precision: str, runtime: str = DEFAULT_RUNTIME) -> str:
