@@ -131,3 +131,10 @@ def on_files(files: Files, config) -> Files:
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
     files.append(File.generated(config, "reference/report-fields.md", content=schema_page(schema)))
     return files
+
+
+def on_page_content(html: str, page, config, files) -> str:
+    # click 8.2 marks "no default" with a sentinel that mkdocs-click prints as is.
+    if page.file.src_uri == "reference/cli.md":
+        return html.replace("<code>Sentinel.UNSET</code>", "").replace("Sentinel.UNSET", "")
+    return html
