@@ -37,7 +37,6 @@ LIBRARY_PACKAGES = ("org.tensorflow.lite", "org.pytorch.executorch")
 class TypeInfo:
     name: str                      # qualified within its package: Interpreter.Options
     package: str
-    kind: str                      # class, interface, enum, object
     supertypes: list[str] = field(default_factory=list)
     members: dict[str, str] = field(default_factory=dict)   # key (name + params) -> signature
 
@@ -74,11 +73,10 @@ def _java_params(node) -> str:
     return ",".join(types)
 
 
-def _java_type(node, package: str, outer: str, in_interface: bool, found: list[TypeInfo]) -> None:
+def _java_type(node, package: str, outer: str, found: list[TypeInfo]) -> None:
     name = _text(node.child_by_field_name("name"))
     qualified = f"{outer}.{name}" if outer else name
-    kind = {"interface_declaration": "interface", "enum_declaration": "enum"}.get(node.type, "class")
-    info = TypeInfo(qualified, package, kind)
+    info = TypeInfo(qualified, package)
     for field_name in ("superclass", "interfaces"):
         sup = node.child_by_field_name(field_name)
         if sup is not None:
@@ -89,7 +87,7 @@ def _java_type(node, package: str, outer: str, in_interface: bool, found: list[T
             info.supertypes += [simple_type(_text(t)) for t in c.named_children[0].named_children]
     found.append(info)
     body = node.child_by_field_name("body")
-    is_interface = kind == "interface"
+    is_interface = node.type == "interface_declaration"
     for member in body.named_children if body is not None else []:
         if member.type == "enum_body_declarations":
             members = member.named_children
@@ -106,7 +104,7 @@ def _java_member(m, info: TypeInfo, package: str, qualified: str, is_interface: 
     public = "public" in mods or (is_interface and "private" not in mods)
     if m.type in ("class_declaration", "interface_declaration", "enum_declaration"):
         if public:
-            _java_type(m, package, qualified, is_interface, found)
+            _java_type(m, package, qualified, found)
         return
     if not public:
         return
@@ -138,7 +136,7 @@ def java_types(path: Path) -> list[TypeInfo]:
             package = _text(node.named_children[0])
         elif node.type in ("class_declaration", "interface_declaration", "enum_declaration"):
             if "public" in _java_modifiers(node):
-                _java_type(node, package, "", False, found)
+                _java_type(node, package, "", found)
     return found
 
 
@@ -168,8 +166,9 @@ def _kt_function(m, info: TypeInfo, static: bool) -> None:
     for p in next(c for c in m.named_children if c.type == "function_value_parameters").named_children:
         if p.type != "parameter":
             continue
-        vararg = "vararg " if any(c.type == "parameter_modifiers" and "vararg" in _text(c) for c in p.parent.children
-                                  if c.next_named_sibling == p) else ""
+        # The grammar puts `vararg` in a sibling node just before its parameter.
+        before = p.prev_named_sibling
+        vararg = "vararg " if before is not None and before.type == "parameter_modifiers" and "vararg" in _text(before) else ""
         default = "=" if p.next_sibling is not None and p.next_sibling.type == "=" else ""
         params.append(vararg + _kt_type(p) + default)
     ret = ""
@@ -215,9 +214,7 @@ def _kt_class(node, package: str, outer: str, found: list[TypeInfo]) -> None:
         return
     name = _text(name_node)
     qualified = f"{outer}.{name}" if outer else name
-    kind = "enum" if "enum" in mods else ("interface" if any(_text(c) == "interface" for c in node.children if not c.is_named)
-                                          else ("object" if node.type == "object_declaration" else "class"))
-    info = TypeInfo(qualified, package, kind)
+    info = TypeInfo(qualified, package)
     found.append(info)
     for c in node.named_children:
         if c.type == "delegation_specifiers":
