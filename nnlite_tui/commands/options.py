@@ -15,11 +15,13 @@ from nnlite_tui.exit_codes import ExitCode
 EXIT_CODES_HELP = """\b
 Exit codes:
   0  every model reached done, failed or skipped (failures are results)
-  1  internal error
+  1  internal error (a bug; --debug prints the traceback)
   2  usage error (bad option, missing path, settings differ from the run being resumed)
   3  the state file is corrupt or unreadable (it is kept; the message names it)
   4  stopped before the end (signal or operator); rerun the same command to resume
-  5  nothing could be done (no model found, no usable device, no sandbox with --require-sandbox)"""
+  5  nothing could be done (no model found, no usable device, no sandbox with --require-sandbox)
+  7  the disk refused: full, read-only, no permission, I/O error (the message names the file)
+  8  another nnlite process is writing this run directory (the message gives its pid)"""
 
 
 def parse_shape(ctx, param, value: str | None):

@@ -145,9 +145,9 @@ def run(**kw) -> None:
     except ClusterError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(ExitCode.NOTHING)
-    except StoreError as exc:
+    except StoreError as exc:  # corrupt state (3), another writer (8), or a disk that refused the write (7)
         click.echo(f"error: {exc}", err=True)
-        sys.exit(ExitCode.STATE)
+        sys.exit(exc.exit_code)
     if headless:
         code = _run_headless(pipeline)
     else:

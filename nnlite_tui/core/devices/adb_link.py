@@ -21,10 +21,14 @@ import time
 from contextlib import contextmanager
 from typing import Any
 
-import adbutils
-from adbutils.sync import Sync
+from nnlite_tui.core.devices.adb_port import server_port
 
-from nnlite_tui.core.devices.base import DeviceError
+server_port()  # a bad $ANDROID_ADB_SERVER_PORT is AdbPortError naming it, before adbutils' int() reads it
+
+import adbutils  # noqa: E402
+from adbutils.sync import Sync  # noqa: E402
+
+from nnlite_tui.core.devices.base import DeviceError  # noqa: E402
 
 SHELL_TIMEOUT_S = 30.0
 SYNC_TIMEOUT_S = 60.0
@@ -40,10 +44,6 @@ def adb_binary() -> str:
     import importlib.resources
 
     return str(importlib.resources.files("adbutils.binaries") / "adb")
-
-
-def server_port() -> int:
-    return int(os.environ.get("ANDROID_ADB_SERVER_PORT", "5037"))
 
 
 def server_alive(port: int | None = None) -> bool:

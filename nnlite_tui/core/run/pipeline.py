@@ -95,7 +95,8 @@ class Pipeline(DeviceWork):
         pid_path.write_text(str(os.getpid()))
         channel = ControlChannel(self.run_dir)
         channel.skip_existing()
-        queued = models_to_do(self.store, list(self.specs.values()), retry_failed=self.cfg.retry_failed)
+        queued = models_to_do(self.store, list(self.specs.values()), retry_failed=self.cfg.retry_failed,
+                              warn=lambda msg: self.emit(Recovery(action="remeasure", target="report", detail=msg)))
         resumed = len(queued) < len(self.order) or any((self._record(n).get("attempts") or 0) > 0 for n in queued)
         self.emit(RunStarted(run_dir=str(self.run_dir), models=tuple(self.order), devices=tuple(self.devices),
                              resumed=resumed, holds_conversions=self.isolation.method == "pause"

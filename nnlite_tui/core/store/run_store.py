@@ -31,6 +31,7 @@ from nnlite_tui.core.store.files import (
     SCHEMA_VERSION,
     AtomicJSONStorage,
     JournalGap,
+    RunLocked,
     StoreError,
     fdatasync,
     journal_path,
@@ -335,8 +336,14 @@ class RunStore:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
+            pid = _read_pid(fd)
             os.close(fd)
-            raise StoreError(self.path, "another process is writing this run; read it with load_snapshot()") from None
+            raise RunLocked(self.path, pid) from None
+        try:  # the holder's pid, so that a second writer can name it
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        except OSError:
+            pass  # only the message of a second writer loses the pid; the lock itself holds
         return fd
 
     def _release(self) -> None:
@@ -344,6 +351,14 @@ class RunStore:
             if fd is not None:
                 os.close(fd)
         self._journal_fd = self._lock_fd = None
+
+
+def _read_pid(fd: int) -> int | None:
+    try:
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
 
 
 def _check_status(status: str) -> None:

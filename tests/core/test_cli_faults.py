@@ -1,0 +1,122 @@
+"""Failures a user meets, through the real CLI: one line naming the file or argument, no traceback,
+and the exit code of its class (docs/reference/exit-codes.md)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from nnlite_tui.exit_codes import ExitCode
+from tests.conftest import FIXTURES, REPO
+
+FAST = ("--headless", "--runs", "5", "--min-seconds", "0", "--max-seconds", "1", "--warmup", "1",
+        "--warmup-seconds", "0", "--rounds", "1")
+
+
+def nnlite(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "nnlite_tui", *args], capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
+
+
+def one_clean_line(result: subprocess.CompletedProcess) -> str:
+    """The error line; and no traceback anywhere."""
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.startswith("error")]
+    assert lines, result.stderr
+    return lines[-1]
+
+
+@pytest.fixture(scope="module")
+def done_run(tmp_path_factory) -> Path:
+    """A finished one-model run, copied by the tests that damage it."""
+    base = tmp_path_factory.mktemp("done")
+    models = base / "models"
+    models.mkdir()
+    shutil.copy(FIXTURES / "good_models" / "tiny_conv.py", models)
+    result = nnlite("run", str(models), "--out", str(base / "run"), *FAST)
+    assert result.returncode == 0, result.stderr
+    return base
+
+
+def copy_run(done_run: Path, dest: Path) -> tuple[Path, Path]:
+    shutil.copytree(done_run, dest)
+    return dest / "models", dest / "run"
+
+
+def test_report_on_a_corrupt_state_names_it(done_run, tmp_path):
+    _, run = copy_run(done_run, tmp_path / "c")
+    (run / "state.json").write_text('{"meta": {')
+    for args in (("report", str(run)), ("report", str(run), "--format", "html"), ("status", str(run))):
+        result = nnlite(*args)
+        assert result.returncode == ExitCode.STATE, (args, result.stderr)
+        assert str(run / "state.json") in one_clean_line(result)
+
+
+def test_a_corrupt_report_is_named_set_aside_and_measured_again(done_run, tmp_path):
+    models, run = copy_run(done_run, tmp_path / "c")
+    [report] = (run / "reports").glob("*.json")
+    report.write_text("{bad")
+    status = nnlite("status", str(run))
+    assert status.returncode == 0 and f"{report}: unreadable report" in status.stdout
+    exported = nnlite("report", str(run))
+    assert exported.returncode == ExitCode.STATE and str(report) in one_clean_line(exported)
+    rerun = nnlite("run", str(models), "--out", str(run), *FAST)
+    assert rerun.returncode == 0 and "Traceback" not in rerun.stderr, rerun.stderr
+    assert "measured again" in rerun.stdout + rerun.stderr
+    assert report.with_name(report.name + ".corrupt").read_text() == "{bad"
+    assert nnlite("report", str(run), "--format", "jsonl").returncode == 0
+
+
+def test_a_second_writer_gets_its_own_code_naming_the_other_process(done_run, tmp_path):
+    models, run = copy_run(done_run, tmp_path / "c")
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import sys
+        from nnlite_tui.core.store import RunStore
+        store = RunStore({str(run)!r})
+        print("ready", flush=True)
+        sys.stdin.read()
+        """)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO)
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        result = nnlite("run", str(models), "--out", str(run), *FAST)
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    line = one_clean_line(result)
+    assert result.returncode == ExitCode.BUSY
+    assert f"pid {holder.pid}" in line and str(run) in line and "load_snapshot" not in line
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a read-only tmpfs needs root")
+def test_a_read_only_out_is_a_disk_error(tmp_path):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(ro)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        result = nnlite("run", str(FIXTURES / "good_models"), "--out", str(ro / "run"), *FAST)
+    finally:
+        subprocess.run(["umount", str(ro)], check=True)
+    line = one_clean_line(result)
+    assert result.returncode == ExitCode.DISK and str(ro / "run") in line and "Read-only" in line
+
+
+@pytest.mark.parametrize("value", ["abc", "99999", "-1"])
+def test_a_bad_adb_port_is_a_usage_error(value):
+    result = nnlite("devices", env={"ANDROID_ADB_SERVER_PORT": value})
+    assert result.returncode == ExitCode.USAGE
+    assert f"ANDROID_ADB_SERVER_PORT={value!r}" in one_clean_line(result)
+
+
+def test_debug_adds_the_traceback(tmp_path):
+    result = nnlite("--debug", "devices", env={"ANDROID_ADB_SERVER_PORT": "abc"})
+    assert result.returncode == ExitCode.USAGE and "Traceback" in result.stderr
+    after = nnlite("devices", "--debug", env={"ANDROID_ADB_SERVER_PORT": "abc"})
+    assert after.returncode == ExitCode.USAGE and "Traceback" in after.stderr
