@@ -164,6 +164,7 @@ def run(**kw) -> None:
     if pipeline.cluster is not None:
         pipeline.cluster.shutdown()
     _write_summary(pipeline)
+    _say_what_a_rerun_does(pipeline.run_dir)
     if code == ExitCode.STOPPED:
         click.echo(f"Stopped. Resume with the same command (the run is in {cfg.out}).", err=True)
     sys.exit(code)
@@ -222,6 +223,22 @@ def _reexec() -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os.execv(sys.executable, [sys.executable, "-m", "nnlite_tui", *sys.argv[1:]])
+
+
+def _say_what_a_rerun_does(run_dir: Path) -> None:
+    """Failures of the environment are retried by a plain rerun; the model's own need --retry-failed."""
+    from nnlite_tui.core.run.unit_faults import is_environmental
+    from nnlite_tui.core.store.files import load_snapshot
+
+    _, records = load_snapshot(run_dir)
+    failed = [r for r in records if r.get("status") == "failed"]
+    env = sum(1 for r in failed if is_environmental(r.get("error")))
+    if env:
+        click.echo(f"{env} unit(s) failed because of the environment (disk, device offline): rerunning the same "
+                   "command retries them", err=True)
+    if len(failed) > env:
+        click.echo(f"{len(failed) - env} unit(s) failed on their own: a rerun keeps them failed; add "
+                   "--retry-failed to try them again", err=True)
 
 
 def _write_summary(pipeline) -> None:

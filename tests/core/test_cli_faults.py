@@ -120,3 +120,32 @@ def test_debug_adds_the_traceback(tmp_path):
     assert result.returncode == ExitCode.USAGE and "Traceback" in result.stderr
     after = nnlite("devices", "--debug", env={"ANDROID_ADB_SERVER_PORT": "abc"})
     assert after.returncode == ExitCode.USAGE and "Traceback" in after.stderr
+
+
+def test_bad_source_entries_are_skipped_and_named(tmp_path):
+    models = tmp_path / "models"
+    models.mkdir()
+    shutil.copy(FIXTURES / "good_models" / "tiny_conv.py", models)
+    shutil.copy(FIXTURES / "good_models" / "tiny_conv.py", models / ("a" * 200 + ".py"))
+    shutil.copy(FIXTURES / "good_models" / "tiny_conv.py", os.fsencode(models) + b"/caf\xe9.py")
+    (models / "dangling.py").symlink_to("nowhere.py")
+    (models / "loop.py").symlink_to("loop.py")
+    (models / "folder.py").mkdir()
+    result = nnlite("run", str(models), "--out", str(tmp_path / "run"), *FAST)
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 5, result.stderr
+    for name, why in (("a" * 200 + ".py", "bytes long"), ("caf\\xe9.py", "not valid UTF-8"),
+                      ("dangling.py", "link to nothing"), ("loop.py", "loop"), ("folder.py", "not a regular file")):
+        assert any(f"{models / name}: skipped" in w and why in w for w in warnings), (name, warnings)
+    assert "done 1" in result.stdout
+
+
+def test_a_unit_whose_files_cannot_be_written_fails_alone(tmp_path):
+    out = tmp_path / "run"
+    (out / "logs" / "tiny_conv.log").mkdir(parents=True)  # its log cannot be written
+    result = nnlite("run", str(FIXTURES / "good_models"), "--out", str(out), *FAST)
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    assert "done 1" in result.stdout and "failed 1" in result.stdout, result.stdout
+    summary = (out / "summary.csv").read_text()
+    assert "tiny_conv.log: Is a directory" in summary

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from nnlite_tui.core.events import TERMINAL
+from nnlite_tui.core.run.unit_faults import is_environmental
 from nnlite_tui.core.run_dir import REPORTS_DIR, ReportError, read_report, safe_name
 from nnlite_tui.core.spec import ModelSpec
 from nnlite_tui.core.store import RunStore
@@ -17,14 +18,18 @@ def models_to_do(store: RunStore, specs: list[ModelSpec], *, retry_failed: bool 
 
     A model that was in flight when the last run stopped is redone from the start (its
     conversion comes back from the cache). With `retry_failed`, failed models start again.
-    A done model whose report cannot be read is measured again (the bad file is kept aside, named).
+    A model that failed because of the environment (a full disk, a device gone offline: unit_faults.py)
+    starts again without it. A done model whose report cannot be read is measured again (the bad file is kept aside, named).
     """
     run_dir = store.path.parent
     store.add_models([{"name": s.name, "spec": s.to_dict()} for s in specs])
     queued = []
     for spec in specs:
         status = (store.get(spec.name) or {}).get("status", "queued")
-        if status == "failed" and retry_failed:
+        error = (store.get(spec.name) or {}).get("error")
+        if status == "failed" and (retry_failed or is_environmental(error)):
+            if not retry_failed:
+                warn(f"{spec.name} failed for want of disk or device ({error.get('message')}); retrying it")
             store.update(spec.name, attempts=0, error=None, devices={})
             status = "queued"
         if status == "done" and _set_aside_bad_reports(run_dir, spec.name, warn):
