@@ -3,6 +3,7 @@ and the exit code of its class (docs/reference/exit-codes.md)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -149,3 +150,33 @@ def test_a_unit_whose_files_cannot_be_written_fails_alone(tmp_path):
     assert "done 1" in result.stdout and "failed 1" in result.stdout, result.stdout
     summary = (out / "summary.csv").read_text()
     assert "tiny_conv.log: Is a directory" in summary
+
+
+def strict_json(text: str):
+    def refuse(name: str):
+        raise ValueError(f"bare {name} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_outputs_without_a_value_to_check_fail_validation_saying_why(tmp_path):
+    result = nnlite("run", str(FIXTURES / "bad_outputs"), "--out", str(tmp_path / "run"), *FAST)
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    causes = {}
+    for path in (tmp_path / "run" / "reports").glob("*.json"):
+        report = strict_json(path.read_text())
+        causes[report["model_name"]] = (report.get("error") or {}).get("message") or ""
+    assert "10 NaN of 10 values" in causes["nan_output"]
+    assert "10 Inf of 10 values" in causes["inf_output"]
+    assert "returned no tensor" in causes["none_output"]
+
+
+def test_reports_are_strict_json_with_non_finite_values_noted(tmp_path):
+    from nnlite_tui.core.report.document import write_json_atomic
+
+    path = tmp_path / "r.json"
+    write_json_atomic(path, {"benchmark": {"stats": {"mean_ns": float("nan"), "runs": [1.0, float("inf")]}}})
+    data = strict_json(path.read_text())
+    assert data["benchmark"]["stats"] == {"mean_ns": None, "runs": [1.0, None]}
+    assert data["json_notes"] == ["benchmark.stats.mean_ns: nan written as null (JSON has no such number)",
+                                  "benchmark.stats.runs[1]: inf written as null (JSON has no such number)"]
