@@ -163,6 +163,7 @@ def run(**kw) -> None:
             pipeline.store.close()
     if pipeline.cluster is not None:
         pipeline.cluster.shutdown()
+    _stop_adb_server_started_here()
     _write_summary(pipeline)
     _say_what_a_rerun_does(pipeline.run_dir)
     if code == ExitCode.STOPPED:
@@ -223,6 +224,18 @@ def _reexec() -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os.execv(sys.executable, [sys.executable, "-m", "nnlite_tui", *sys.argv[1:]])
+
+
+def _stop_adb_server_started_here() -> None:
+    """An adb server this run started (none answered) ends with it; one that was running stays."""
+    if "nnlite_tui.core.devices.adb_link" not in sys.modules:  # a host-only run never loaded adb
+        return
+    from nnlite_tui.core.devices import adb_link
+
+    started = adb_link.started_here()
+    if started is not None:
+        adb_link.stop_owned_server()
+        click.echo(f"stopped the adb server this run started on port {started[0]}", err=True)
 
 
 def _say_what_a_rerun_does(run_dir: Path) -> None:

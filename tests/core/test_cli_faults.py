@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -180,3 +182,69 @@ def test_reports_are_strict_json_with_non_finite_values_noted(tmp_path):
     assert data["benchmark"]["stats"] == {"mean_ns": None, "runs": [1.0, None]}
     assert data["json_notes"] == ["benchmark.stats.mean_ns: nan written as null (JSON has no such number)",
                                   "benchmark.stats.runs[1]: inf written as null (JSON has no such number)"]
+
+
+def test_compare_of_a_run_with_itself_says_so(done_run):
+    run = done_run / "run"
+    result = nnlite("compare", str(run), str(run / ".." / "run"))
+    assert result.returncode == ExitCode.USAGE and "same run" in result.stderr
+
+
+def test_limit_0_is_a_usage_error(tmp_path):
+    result = nnlite("run", str(FIXTURES / "good_models"), "--out", str(tmp_path / "o"), "--limit", "0", "--headless")
+    assert result.returncode == ExitCode.USAGE and "--limit" in result.stderr and "No models found" not in result.stderr
+
+
+@pytest.mark.parametrize("args", [("--in-shape", "1,3,16384,16384"),
+                                  ("--in-shape", "1,3,4096,4096", "--mem-cap-mb", "2048")])
+def test_an_input_shape_over_the_memory_cap_is_refused_up_front(tmp_path, args):
+    result = nnlite("run", str(FIXTURES / "good_models"), "--out", str(tmp_path / "o"), *args, *FAST, timeout=60)
+    assert result.returncode == ExitCode.USAGE, result.stderr
+    assert f"--in-shape {args[1]}: a conversion at this size needs at least" in result.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_file_without_net_is_named(tmp_path):
+    model = tmp_path / "no_net.py"
+    model.write_text("import torch.nn as nn\n\n\nclass Model(nn.Module):\n    pass\n")
+    result = nnlite("run", str(model), "--out", str(tmp_path / "o"), "--headless")
+    assert result.returncode == ExitCode.USAGE and f"{model}: no class Net" in result.stderr
+
+
+def test_an_unreadable_lemur_transform_is_named(tmp_path):
+    tree = tmp_path / "lemur"
+    shutil.copytree(FIXTURES / "lemur", tree)
+    for transform in (tree / "ab" / "nn" / "transform").glob("*.py"):
+        transform.write_text("def transform(:\n")
+    result = nnlite("run", str(tree), "--out", str(tmp_path / "o"), "--exclude", "*", "--headless")
+    assert result.returncode == ExitCode.NOTHING and "Traceback" not in result.stderr
+    transform = tree / "ab" / "nn" / "transform" / "norm_flip.py"
+    assert f"warning: {transform}: the transform cannot be read (SyntaxError in norm_flip.py)" in result.stderr
+    assert "converting at 32x32" in result.stderr
+
+
+def test_a_port_that_is_not_adb_is_named(tmp_path):
+    import http.server
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        result = nnlite("devices", env={"ANDROID_ADB_SERVER_PORT": str(server.server_port)}, timeout=60)
+    finally:
+        server.shutdown()
+    assert "Traceback" not in result.stderr and "Unknown data" not in result.stdout
+    assert f"what listens on port {server.server_port} is not an adb server" in result.stdout
+
+
+def test_an_adb_server_started_by_devices_is_reported(tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    result = nnlite("devices", env={"ANDROID_ADB_SERVER_PORT": str(port)}, timeout=90)
+    try:
+        assert result.returncode == 0, result.stderr
+        assert "started an adb server there" in result.stdout and "keeps running" in result.stdout
+    finally:
+        from nnlite_tui.core.devices.adb_link import adb_binary
+
+        subprocess.run([adb_binary(), "-P", str(port), "kill-server"], capture_output=True, timeout=30)

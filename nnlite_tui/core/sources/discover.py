@@ -183,6 +183,12 @@ def file_problem(path: Path) -> str | None:
     return None
 
 
+def _may_define_net(path: Path) -> bool:
+    """False only when the file certainly has no `Net`: the name appears nowhere, and no `import *`."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return re.search(r"\bNet\b", text) is not None or re.search(r"import\s+\*", text) is not None
+
+
 def _shown(path: Path) -> str:
     """A path as text that any terminal and any UTF-8 file can take (undecodable bytes escaped)."""
     return os.fsencode(path).decode("utf-8", "backslashreplace")
@@ -207,6 +213,8 @@ def _dir_file(path: Path, shape, num_classes, warn: Warn, explicit: bool = False
     if not mf.has_net and not explicit:
         warn(f"{path}: skipped (no class Net)")
         return None
+    if not mf.has_net and not _may_define_net(path):
+        raise SourceError(f"{_shown(path)}: no class Net (a LEMUR model file defines `class Net(nn.Module)`)")
     notes = []
     in_shape = shape or mf.default_in_shape or DEFAULT_IN_SHAPE
     if shape is None:
@@ -245,6 +253,8 @@ def _tree(tree: lemur.LemurTree, files, shape, num_classes, dataset) -> list[Mod
         if mf.error is not None:
             tree.warn(f"{path}: {mf.error}")
             out.append(_unparsed(mf, shape, num_classes))
+        elif not mf.has_net and not _may_define_net(path):
+            tree.warn(f"{_shown(path)}: skipped (no class Net)")
         else:
             out.append(_tree_spec(tree, mf, shape, num_classes, dataset))
     return out
@@ -275,6 +285,9 @@ def _tree_spec(tree: lemur.LemurTree, mf: lemur.ModelFile, shape, num_classes, d
     hw = geo.hw or DEFAULT_IN_SHAPE[2:]
     if geo.hw is None and t.task not in lemur.TEXT_TASKS:
         notes.append(f"input size unknown ({geo.note}), used {hw[0]}x{hw[1]}")
+        if shape is None:
+            tree.warn(f"{_shown(mf.path)}: input size unknown ({geo.note}, transform {transform}); "
+                      f"converting at {hw[0]}x{hw[1]}")
     if shape is not None:
         notes.append("in_shape given by the user")
     if num_classes is not None:
