@@ -60,7 +60,9 @@ def classify(exc: BaseException) -> Failure:
     """The exit code and the one-line message for an error no command handled itself."""
     code = getattr(exc, "exit_code", None)
     if isinstance(code, int):
-        return Failure(ExitCode(code), one_line(str(exc)))
+        disk = disk_cause(exc) if code == ExitCode.DISK else None
+        hint = describe_os_error(disk).partition("; ")[2] if disk is not None else ""
+        return Failure(ExitCode(code), one_line(f"{exc}; {hint}" if hint else str(exc)))
     if _is_report_error(exc):
         return Failure(ExitCode.STATE, one_line(f"{exc}; move the file away and rerun to measure the unit again"))
     disk = disk_cause(exc)

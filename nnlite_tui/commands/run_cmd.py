@@ -146,8 +146,8 @@ def run(**kw) -> None:
         click.echo(f"error: {exc}", err=True)
         sys.exit(ExitCode.NOTHING)
     except StoreError as exc:  # corrupt state (3), another writer (8), or a disk that refused the write (7)
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(exc.exit_code)
+        from nnlite_tui.errors import report
+        sys.exit(report(exc))
     if headless:
         code = _run_headless(pipeline)
     else:

@@ -30,8 +30,8 @@ def status(run_dir: str, n_events: int) -> None:
     try:
         config, records = load_snapshot(path)
     except StoreError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(exc.exit_code)
+        from nnlite_tui.errors import report
+        sys.exit(report(exc))
     pid = runner_pid(path)
     counts = {s: 0 for s in STATUSES}
     for rec in records:
