@@ -171,6 +171,7 @@ def test_outputs_without_a_value_to_check_fail_validation_saying_why(tmp_path):
     assert "10 NaN of 10 values" in causes["nan_output"]
     assert "10 Inf of 10 values" in causes["inf_output"]
     assert "returned no tensor" in causes["none_output"]
+    assert "3 unit(s) failed on their own: a rerun keeps them failed; add --retry-failed" in result.stderr
 
 
 def test_reports_are_strict_json_with_non_finite_values_noted(tmp_path):
@@ -248,3 +249,17 @@ def test_an_adb_server_started_by_devices_is_reported(tmp_path):
         from nnlite_tui.core.devices.adb_link import adb_binary
 
         subprocess.run([adb_binary(), "-P", str(port), "kill-server"], capture_output=True, timeout=30)
+
+
+def test_a_failure_of_the_environment_is_retried_by_a_plain_rerun(done_run, tmp_path):
+    models, run = copy_run(done_run, tmp_path / "c")
+    subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
+        from nnlite_tui.core.store import RunStore
+        with RunStore({str(run)!r}) as store:
+            store.transition("tiny_conv", "failed", error={{"stage": "device:offline", "type": "DeviceError",
+                                                           "message": "host: device offline"}})
+        """)], check=True, cwd=REPO)
+    rerun = nnlite("run", str(models), "--out", str(run), *FAST)
+    assert rerun.returncode == 0, rerun.stderr
+    assert "failed for want of disk or device" in rerun.stdout + rerun.stderr
+    assert "done 1" in rerun.stdout
