@@ -20,7 +20,6 @@ DEBUG_ENV = "NNLITE_DEBUG"
 # The errors of the disk or the file system rather than of nnlite: a rerun after fixing it resumes.
 DISK_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EACCES, errno.EPERM,
                          errno.ENAMETOOLONG, errno.ELOOP, errno.EMFILE, errno.ENFILE})
-DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
 
 
 @dataclass(frozen=True)
@@ -64,12 +63,11 @@ def classify(exc: BaseException) -> Failure:
         hint = describe_os_error(disk).partition("; ")[2] if disk is not None else ""
         return Failure(ExitCode(code), one_line(f"{exc}; {hint}" if hint else str(exc)))
     if _is_report_error(exc):
-        return Failure(ExitCode.STATE, one_line(f"{exc}; move the file away and rerun to measure the unit again"))
-    disk = disk_cause(exc)
+        return Failure(ExitCode.STATE, one_line(f"{exc}; `nnlite run` on this directory sets it aside and "
+                                                   "measures that unit again"))
+    disk = disk_cause(exc) or (exc if isinstance(exc, OSError) else None)  # any file the system refused
     if disk is not None:
         return Failure(ExitCode.DISK, one_line(describe_os_error(disk)))
-    if isinstance(exc, OSError):
-        return Failure(ExitCode.DISK, one_line(describe_os_error(exc)))
     text = str(exc) or "(no message)"
     return Failure(ExitCode.INTERNAL, one_line(f"internal error: {type(exc).__name__}: {text} "
                                                f"(a bug; rerun with --debug for the traceback)"))

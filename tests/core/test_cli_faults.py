@@ -263,3 +263,20 @@ def test_a_failure_of_the_environment_is_retried_by_a_plain_rerun(done_run, tmp_
     assert rerun.returncode == 0, rerun.stderr
     assert "failed for want of disk or device" in rerun.stdout + rerun.stderr
     assert "done 1" in rerun.stdout
+
+
+def test_a_bug_is_one_line_that_says_so_and_debug_gives_the_traceback(capsys):
+    from nnlite_tui.errors import report
+
+    def bug():
+        raise KeyError("internal_table")
+
+    try:
+        bug()
+    except KeyError as exc:
+        assert report(exc, debug=False) == ExitCode.INTERNAL
+        quiet = capsys.readouterr().err
+        assert report(exc, debug=True) == ExitCode.INTERNAL
+        loud = capsys.readouterr().err
+    assert quiet == "error: internal error: KeyError: 'internal_table' (a bug; rerun with --debug for the traceback)\n"
+    assert "Traceback" in loud and "in bug" in loud
