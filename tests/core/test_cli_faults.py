@@ -280,3 +280,10 @@ def test_a_bug_is_one_line_that_says_so_and_debug_gives_the_traceback(capsys):
         loud = capsys.readouterr().err
     assert quiet == "error: internal error: KeyError: 'internal_table' (a bug; rerun with --debug for the traceback)\n"
     assert "Traceback" in loud and "in bug" in loud
+
+
+def test_a_file_without_supported_hyperparameters_is_said(tmp_path):
+    model = tmp_path / "no_hp.py"
+    model.write_text("import torch.nn as nn\n\n\nclass Net(nn.Module):\n    pass\n")
+    result = nnlite("run", str(model), "--out", str(tmp_path / "o"), "--exclude", "*", "--headless")
+    assert f"warning: {model}: no supported_hyperparameters(); built with prm {{'dropout'" in result.stderr

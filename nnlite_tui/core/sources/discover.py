@@ -183,6 +183,13 @@ def file_problem(path: Path) -> str | None:
     return None
 
 
+def _hyperparameters_problem(path: Path) -> str:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if re.search(r"^def supported_hyperparameters\b", text, re.MULTILINE) is None:
+        return "no supported_hyperparameters()"
+    return "supported_hyperparameters() not a literal"
+
+
 def _may_define_net(path: Path) -> bool:
     """False only when the file certainly has no `Net`: the name appears nowhere, and no `import *`."""
     text = path.read_text(encoding="utf-8", errors="replace")
@@ -222,6 +229,8 @@ def _dir_file(path: Path, shape, num_classes, warn: Warn, explicit: bool = False
     if num_classes is None:
         notes.append(f"default {DEFAULT_NUM_CLASSES} classes")
     prm, defaulted = lemur.fill_prm(mf.hyperparameters, {})
+    if mf.hyperparameters is None:  # said, not only noted in the report: the model gets guessed values
+        warn(f"{_shown(path)}: {_hyperparameters_problem(path)}; built with prm {prm}")
     return ModelSpec(
         name=path.stem, kind="lemur", file=str(path), sha256=mf.sha256, in_shape=tuple(in_shape),
         out_shape=(num_classes or DEFAULT_NUM_CLASSES,), prm=prm,
@@ -238,7 +247,7 @@ def _unparsed(mf: lemur.ModelFile, shape, num_classes) -> ModelSpec:
 
 def _defaulted_note(mf: lemur.ModelFile, defaulted: list[str]) -> str:
     if mf.hyperparameters is None:
-        return f"supported_hyperparameters() not a literal; prm defaulted: {', '.join(defaulted)}"
+        return f"{_hyperparameters_problem(mf.path)}; prm defaulted: {', '.join(defaulted)}"
     return f"prm defaulted: {', '.join(defaulted)}" if defaulted else "prm from trial"
 
 
