@@ -21,6 +21,9 @@ DEBUG_ENV = "NNLITE_DEBUG"
 DISK_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EACCES, errno.EPERM,
                          errno.ENAMETOOLONG, errno.ELOOP, errno.EMFILE, errno.ENFILE})
 
+# The environment's refusals (a rerun after fixing the disk resumes), as opposed to a file's own problem.
+ENVIRONMENT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO})
+
 
 @dataclass(frozen=True)
 class Failure:
@@ -40,6 +43,12 @@ def one_line(text: str) -> str:
 def is_disk_error(exc: BaseException) -> bool:
     """An OSError of the disk or file system, itself or as the cause of the error at hand."""
     return disk_cause(exc) is not None
+
+
+def environment_cause(exc: BaseException) -> OSError | None:
+    """The disk error behind `exc` when it is the environment's (full, read-only, I/O), else None."""
+    cause = disk_cause(exc)
+    return cause if cause is not None and cause.errno in ENVIRONMENT_ERRNOS else None
 
 
 def describe_os_error(exc: OSError) -> str:

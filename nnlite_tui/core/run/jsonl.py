@@ -8,7 +8,7 @@ from pathlib import Path
 
 from nnlite_tui.core.events import Event, Recovery
 from nnlite_tui.core.run_dir import EVENTS_FILE
-from nnlite_tui.errors import is_disk_error
+from nnlite_tui.errors import environment_cause
 
 
 def _reopen(file, path: Path):
@@ -42,7 +42,7 @@ class JsonlReporter:
                 self._file.flush()
                 self._lost = 0
             except OSError as exc:
-                if not is_disk_error(exc):
+                if environment_cause(exc) is None:
                     raise
                 self._lost += 1  # the run pauses on the disk elsewhere (DiskGuard); the log must not stop it
                 self._file = _reopen(self._file, self.path)

@@ -11,23 +11,15 @@ Every other exception is a bug and keeps going to the run's guard (an internal e
 
 from __future__ import annotations
 
-import errno
 from collections.abc import Callable
 from typing import Any
 
-from nnlite_tui.errors import describe_os_error, disk_cause
+from nnlite_tui.errors import describe_os_error, disk_cause, environment_cause
 
-ENVIRONMENT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO})
 # What a rerun does with a unit that failed for want of disk or device: it is retried without --retry-failed.
 ENVIRONMENT_MARKS = ("No space left on device", "Disk quota exceeded", "Read-only file system",
                      "Input/output error", "DiskFull", "no space left")
 RERUN_NOTE = "caused by the environment, not the model: the next `nnlite run` of this directory retries it"
-
-
-def environment_fault(exc: BaseException) -> OSError | None:
-    """The disk error behind `exc` when it is the environment's (full, read-only, I/O), else None."""
-    cause = disk_cause(exc)
-    return cause if cause is not None and cause.errno in ENVIRONMENT_ERRNOS else None
 
 
 def run_unit(name: str, step: Callable[[], Any], *, disk, requeue: Callable[[], None],
@@ -36,7 +28,7 @@ def run_unit(name: str, step: Callable[[], Any], *, disk, requeue: Callable[[], 
     try:
         step()
     except Exception as exc:  # noqa: BLE001 - re-raised unless it is a refused write
-        env = environment_fault(exc)
+        env = environment_cause(exc)
         if env is not None:
             disk.refused(env, f"writing the files of {name}")
             requeue()

@@ -27,7 +27,7 @@ from typing import Any
 from nnlite_tui import __version__
 from nnlite_tui.core.disk import fsync_path
 from nnlite_tui.core.events import STATUSES, TERMINAL
-from nnlite_tui.errors import is_disk_error
+from nnlite_tui.errors import environment_cause
 from nnlite_tui.core.store.files import (
     SCHEMA_VERSION,
     AtomicJSONStorage,
@@ -89,7 +89,6 @@ class RunStore:
         self._lock_fd: int | None = None
         self._unsynced = self._closed = self._read_only = False
         self._error: BaseException | None = None
-        self.refused: StoreError | None = None  # the last write the disk refused, until one succeeds again
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -328,12 +327,10 @@ class RunStore:
                 if due:
                     self._compact()
             except StoreError as exc:
-                if is_disk_error(exc):  # full, read-only, I/O: the records stay dirty, written once it takes them
-                    self.refused = exc
-                    continue
+                if environment_cause(exc) is not None:  # full, read-only, I/O: the records stay dirty, written once it takes them
+                    continue  # a transition's own append raises it to the run, which pauses (run/unit_faults.py)
                 self._error = exc  # the next call raises it: a run must not go on with state it cannot save
                 return
-            self.refused = None
 
     def _take_lock(self) -> int | None:
         if fcntl is None:
