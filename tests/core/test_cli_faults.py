@@ -262,7 +262,7 @@ def test_a_failure_of_the_environment_is_retried_by_a_plain_rerun(done_run, tmp_
     rerun = nnlite("run", str(models), "--out", str(run), *FAST)
     assert rerun.returncode == 0, rerun.stderr
     assert "failed for want of disk or device" in rerun.stdout + rerun.stderr
-    assert "done 1" in rerun.stdout
+    assert "[1/1] done" in rerun.stdout
 
 
 def test_a_bug_is_one_line_that_says_so_and_debug_gives_the_traceback(capsys):
