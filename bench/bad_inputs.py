@@ -146,6 +146,7 @@ class Scene:
             Case("run: --calibration is a file", ["run", good, "--out", out, "--calibration", str(t / "calib_file")]),
             Case("run: --cache-max-gb -1", ["run", good, "--out", out, "--cache-max-gb", "-1"]),
             Case("run: NNLITE_CACHE_MAX_GB=abc", ["run", good, "--out", out], {"NNLITE_CACHE_MAX_GB": "abc"}),
+            Case("run: NNLITE_DISK_WAIT_S=abc", ["run", good, "--out", out, *FAST], {"NNLITE_DISK_WAIT_S": "abc"}),
             Case("run: bad factory name", ["run", "x.py:1bad", "--out", out]),
             Case("run: unknown module:factory", ["run", "no_such_module_x:make", "--out", out]),
             Case("run: file without Net", ["run", str(t / "no_net.py"), "--out", out]),

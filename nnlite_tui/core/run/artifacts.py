@@ -134,12 +134,18 @@ class DiskGuard:
         return low_space(path, 0).free_bytes
 
 
+class DiskWaitSetting(ValueError):
+    """A bad $NNLITE_DISK_WAIT_S: a usage error (the CLI exits 2 naming it)."""
+
+    exit_code = 2
+
+
 def disk_wait_deadline() -> float:
     text = os.environ.get(DISK_WAIT_ENV, "")
     try:
         return float(text) if text else DEFAULT_DISK_WAIT_S
     except ValueError:
-        raise ValueError(f"{DISK_WAIT_ENV}={text!r} is not a number of seconds") from None
+        raise DiskWaitSetting(f"{DISK_WAIT_ENV}={text!r} is not a number of seconds") from None
 
 
 def takes_writes(path: Path) -> bool:

@@ -19,7 +19,6 @@ from nnlite_tui.errors import describe_os_error, disk_cause, environment_cause
 # What a rerun does with a unit that failed for want of disk or device: it is retried without --retry-failed.
 ENVIRONMENT_MARKS = ("No space left on device", "Disk quota exceeded", "Read-only file system",
                      "Input/output error", "DiskFull", "no space left")
-RERUN_NOTE = "caused by the environment, not the model: the next `nnlite run` of this directory retries it"
 
 
 def run_unit(name: str, step: Callable[[], Any], *, disk, requeue: Callable[[], None],
