@@ -232,7 +232,11 @@ class LemurTree:
             return Geometry(None, ds.channels, "trial names no transform")
         if transform not in self._transforms:
             path = self.transform_dir / f"{transform}.py"
-            self._transforms[transform] = parse_transform(path) if path.is_file() else f"no file {path.name}"
+            parsed = parse_transform(path) if path.is_file() else f"no file {path.name}"
+            if isinstance(parsed, str):  # said once, naming the file: the trials using it have no known size
+                self.warn(f"{path}: the transform cannot be read ({parsed}); the input size of the trials "
+                          f"that use it is unknown")
+            self._transforms[transform] = parsed
         return apply_transform(self._transforms[transform], ds)
 
     def family_sizes(self, nn: str, channels: int, hw: tuple[int, int]) -> tuple[tuple[int, int, int], ...]:
