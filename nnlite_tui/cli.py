@@ -28,6 +28,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "emulator": ("nnlite_tui.commands.emulator_cmd:emulator", "List, start and stop Android emulators."),
     "tui": ("nnlite_tui.commands.tui_cmd:tui", "Open the control console (optionally attached to a run)."),
     "cache": ("nnlite_tui.commands.cache_cmd:cache", "The conversion cache: info, prune."),
+    "lemur": ("nnlite_tui.commands.lemur_cmd:lemur", "Get the LEMUR corpus (nn-dataset) as a tree nnlite reads."),
     "doctor": ("nnlite_tui.commands.doctor_cmd:doctor", "Which isolation model code runs under here, and why."),
     "sim-device": ("nnlite_tui.simdevice.command:sim_device", "Run a simulated Android device for adb."),
 }
