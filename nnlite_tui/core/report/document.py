@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
-import os
 import platform
 import time
 from pathlib import Path
@@ -20,29 +18,16 @@ from typing import Any
 
 from nnlite_tui import __version__
 from nnlite_tui.core.outcomes import BenchResult, ConversionResult, StageError
+from nnlite_tui.core.json_file import write_json_atomic
 from nnlite_tui.core.report.energy import SUMMARY_COLUMNS as ENERGY_COLUMNS
 from nnlite_tui.core.report.energy import lemur_extra, summary_columns
+from nnlite_tui.core.results.model import LEMUR_KEYS, SCHEMA, SCHEMA_VERSION
 from nnlite_tui.core.run_dir import safe_name
 from nnlite_tui.core.runtimes import DEFAULT_RUNTIME
 from nnlite_tui.core.sources.units import model_of
 from nnlite_tui.core.spec import ModelSpec
 
-SCHEMA = "nnlite.report"
-# 2: optional blocks `conditions` (thermal/power around the timed runs, protocol 2 apps) and
-# `benchmark.ops` (per-op profile), `conversion.phases` (wall/CPU seconds per conversion phase,
-# core/convert/phases.py); every version-1 key keeps its meaning.
-# 3: `benchmark.rounds` (each round's median, start, seconds, conditions, nearest reference figure),
-# `benchmark.median_ns` (the median across rounds, also LEMUR's `duration`), `benchmark.interval` (the
-# between-round interval, bench/rounds.py), `benchmark.stability` (stable/unstable with reasons);
-# `benchmark.stats` pools the rounds' samples; top-level `runtime` and `runtime_version`.
-# 4: `model.flops` (PyTorch's multiply-accumulate FLOPs), `conversion.flops` (the artifact's),
-# `conversion.compute_check` (both, their ratio and verdict), `conversion.weights` (re-drawn tensors).
-SCHEMA_VERSION = 4
-LEMUR_KEYS = (
-    "model_name", "device_type", "os_version", "valid", "emulator", "error_message", "iterations", "duration",
-    "unit", "cpu_duration", "cpu_min_duration", "cpu_max_duration", "cpu_std_dev", "total_ram_kb", "free_ram_kb",
-    "available_ram_kb", "cached_kb", "in_dim_0", "in_dim_1", "in_dim_2", "in_dim_3", "device_analytics",
-)
+# The report's schema, its version and LEMUR's keys are the typed model's (core/results/model.py).
 SUMMARY_COLUMNS = ("model", "status", "device", "backend", "params", "artifact_bytes", "median_ms", "p90_ms",
                    "mean_ms", "iterations", "throttled", "error_stage", "error", "precision", "speedup_vs_fp32",
                    "accuracy", "top1_agreement", "max_abs_err_rel", "mean_abs_err_rel", "cosine", "rounds",
@@ -180,16 +165,6 @@ def _assemble(*, spec: dict[str, Any], conversion: dict[str, Any], bench: dict[s
         "host": {"hostname": platform.node(), "python": platform.python_version(), "platform": platform.platform()},
         "tool": {"nnlite": __version__, **(tool_versions or {})},
     }
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w") as f:
-        json.dump(data, f, indent=1, default=str)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def summary_row(report: dict[str, Any], status: str | None = None) -> dict[str, Any]:
