@@ -19,7 +19,6 @@ from pathlib import Path
 
 from nnlite_tui.core.results.summary import SUMMARY_VERSION, UnitSummary
 
-INDEX_FILE = "report_index.jsonl"
 _APPEND_LOCK = threading.Lock()  # one line per write() call, and one writer thread at a time
 
 

@@ -12,7 +12,7 @@ of any earlier schema is upgraded to this one in one place, upgrade.py, before i
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -36,6 +36,9 @@ LEMUR_KEYS = (
 )
 JSON = dict[str, Any]  # a block this model leaves open (a runtime's own details, the host's facts)
 Shape = list[int | None]  # None: a dimension the artifact leaves dynamic
+# A figure as measured: an int stays an int and a float a float (pydantic's smart union), so a report
+# read and written again is the same text.
+Num = int | float
 
 
 class Block(BaseModel):
@@ -50,28 +53,28 @@ class Block(BaseModel):
 
 class Stats(Block):
     count: int | None = None
-    mean_ns: float | None = None
-    median_ns: float | None = None
-    p90_ns: float | None = None
-    p99_ns: float | None = None
-    std_ns: float | None = None
-    min_ns: float | None = None
-    max_ns: float | None = None
+    mean_ns: Num | None = None
+    median_ns: Num | None = None
+    p90_ns: Num | None = None
+    p99_ns: Num | None = None
+    std_ns: Num | None = None
+    min_ns: Num | None = None
+    max_ns: Num | None = None
 
 
 class Interval(Block):
     """The between-round interval of the median (schema 3)."""
 
-    low_ns: float | None = None
-    high_ns: float | None = None
-    confidence: float | None = None
+    low_ns: Num | None = None
+    high_ns: Num | None = None
+    confidence: Num | None = None
     method: str | None = None
 
 
 class Stability(Block):
     rounds: int | None = None
-    spread: float | None = None
-    verdict: Literal["stable", "unstable"] | None = None
+    spread: Num | None = None
+    verdict: str | None = None  # "stable" or "unstable"
     reasons: list[str] = Field(default_factory=list)
 
 
@@ -85,19 +88,19 @@ class Conditions(Block):
 class Round(Block):
     """One round's figures (schema 3): a fresh benchmark process, its median and its state."""
 
-    index: int
-    started_at: float | None = None
-    seconds: float | None = None
-    median_ns: float
+    index: int | None = None  # 1-based
+    started_at: Num | None = None
+    seconds: Num | None = None
+    median_ns: Num | None = None  # None: the round failed
     stats: Stats | None = None
-    timed_seconds: float | None = None
+    timed_seconds: Num | None = None
     conditions: Conditions | None = None
     reference: JSON | None = None  # the device's nearest reference figure {at, median_ns, age_s}
-    tick_ns: float | None = None
-    init_ns: float | None = None
-    first_inference_ns: float | None = None
+    tick_ns: Num | None = None
+    init_ns: Num | None = None
+    first_inference_ns: Num | None = None
     warmup_runs: int | None = None
-    warmup_mean_ns: float | None = None
+    warmup_mean_ns: Num | None = None
 
 
 class OpsBlock(Block):
@@ -106,7 +109,7 @@ class OpsBlock(Block):
     schema_version: int | None = None
     kernel_mode: str | None = None
     error: str | None = None
-    flops: float | None = None
+    flops: Num | None = None
     ops: list[JSON] = Field(default_factory=list)
 
 
@@ -114,14 +117,14 @@ class EnergyBlock(Block):
     """Energy per inference (android-app/PROTOCOL.md 9f, core/devices/host_energy.py)."""
 
     valid: bool | None = None
-    energy_per_inference_mj: float | None = None
-    power_load_mw: float | None = None
-    power_idle_mw: float | None = None
-    power_delta_mw: float | None = None
+    energy_per_inference_mj: Num | None = None
+    power_load_mw: Num | None = None
+    power_idle_mw: Num | None = None
+    power_delta_mw: Num | None = None
     source: str | None = None
     counter: str | None = None
     reason: str | None = None
-    window_seconds: float | None = None
+    window_seconds: Num | None = None
 
 
 class Benchmark(Block):
@@ -134,14 +137,14 @@ class Benchmark(Block):
     error_stage: str | None = None
     error_type: str | None = None
     error_message: str | None = None
-    init_ns: float | None = None
-    first_inference_ns: float | None = None
+    init_ns: Num | None = None
+    first_inference_ns: Num | None = None
     stats: Stats | None = None
-    samples_ns: list[float] | None = None
+    samples_ns: list[Num] | None = None
     input_shapes: list[Shape] | None = None
     output_shapes: list[Shape] | None = None
     conditions: Conditions | None = None
-    median_ns: float | None = None
+    median_ns: Num | None = None
     interval: Interval | None = None
     stability: Stability | None = None
     rounds: list[Round] | None = None
@@ -181,14 +184,14 @@ class Conversion(Block):
     layout: str | None = None
     input_shape: Shape | None = None
     output_shapes: list[Shape] | None = None
-    max_abs_diff: float | None = None
+    max_abs_diff: Num | None = None
     artifact_sha256: str | None = None
     artifact_bytes: int | None = None
     params: int | None = None
-    seconds: float | None = None
+    seconds: Num | None = None
     precision: str | None = None
     runtime: str | None = None
-    flops: float | None = None
+    flops: Num | None = None
 
 
 class ModelBlock(Block):
@@ -204,7 +207,7 @@ class ModelBlock(Block):
     task: str | None = None
     dataset: str | None = None
     params: int | None = None
-    flops: float | None = None
+    flops: Num | None = None
     weights: str | None = None
     precision: str | None = None
     runtime: str | None = None
@@ -215,10 +218,10 @@ class Accuracy(Block):
     """A derived precision's cost against PyTorch fp32 (core/convert/worker/accuracy.py)."""
 
     verdict: str | None = None
-    top1_agreement: float | None = None
-    max_abs_err_rel: float | None = None
-    mean_abs_err_rel: float | None = None
-    cosine: float | None = None
+    top1_agreement: Num | None = None
+    max_abs_err_rel: Num | None = None
+    mean_abs_err_rel: Num | None = None
+    cosine: Num | None = None
 
 
 class DeviceBlock(Block):
@@ -235,7 +238,7 @@ class DeviceBlock(Block):
 class DeviceAnalytics(Block):
     """LEMUR's `device_analytics`: the device's state when the benchmark started."""
 
-    timestamp: float | None = None
+    timestamp: Num | None = None
     memory_info: JSON | None = None
     cpu_info: JSON | None = None
     thermal_before_c: JSON | None = None
@@ -280,7 +283,7 @@ class Report(Block):
     schema_name: str = Field(SCHEMA, alias="schema")
     schema_version: int = SCHEMA_VERSION
     run_id: str | None = None
-    created_at: float | None = None
+    created_at: Num | None = None
     attempts: int | None = None
     error: ErrorBlock | None = None
     model: ModelBlock = Field(default_factory=ModelBlock)

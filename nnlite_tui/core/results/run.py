@@ -12,13 +12,14 @@ import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from nnlite_tui.core.json_file import write_json_atomic
-from nnlite_tui.core.results.index import INDEX_FILE, Entry, append, read_lines, report_files
+from nnlite_tui.core.results.index import Entry, append, read_lines, report_files
 from nnlite_tui.core.results.model import Report
 from nnlite_tui.core.results.summary import UnitKey, UnitSummary
 from nnlite_tui.core.results.upgrade import ReportError, parse_report
-from nnlite_tui.core.run_dir import REPORTS_DIR, report_filename
+from nnlite_tui.core.run_dir import REPORT_INDEX_FILE, REPORTS_DIR, report_filename
 
 
 def read_report(path: Path) -> Report:
@@ -30,6 +31,12 @@ def read_report(path: Path) -> Report:
     return parse_report(raw, str(path))
 
 
+def load_reports(run_dir: str | Path) -> list[dict[str, Any]]:
+    """Every report of a run as today's JSON object, in file-name order (the exports: jsonl, LEMUR);
+    ReportError names the first unreadable one."""
+    return [report.to_json() for report in RunResults(run_dir, strict=True)]
+
+
 class RunResults:
     """The reports of one run directory (a folder with reports/ in it; it need not exist yet)."""
 
@@ -38,10 +45,12 @@ class RunResults:
         out until it can be read (a report being written, read by the live console)."""
         self.run_dir = Path(run_dir)
         self.folder = self.run_dir / REPORTS_DIR
-        self.index_path = self.run_dir / INDEX_FILE
+        self.index_path = self.run_dir / REPORT_INDEX_FILE
         self.strict = strict
         self._entries: dict[str, Entry] = {}  # file name -> entry
         self._by_key: dict[UnitKey, str] = {}
+        self._by_unit: dict[str, set[str]] = {}  # unit -> its files
+        self._by_model: dict[str, set[str]] = {}  # model measured -> its units' files
         self._offset = 0
         self._sorted: list[UnitSummary] | None = None  # summaries() in file-name order, until the next change
         self._lock = threading.Lock()
@@ -75,11 +84,11 @@ class RunResults:
 
     def of_unit(self, unit: str) -> list[UnitSummary]:
         """The summaries of exactly `unit` (one per device and backend), in file-name order."""
-        return [s for s in self.summaries() if s.unit == unit]
+        return [self._entries[name].summary for name in sorted(self._by_unit.get(unit, ()))]
 
     def of_model(self, model: str) -> list[UnitSummary]:
         """The summaries of every unit that measures `model` (each runtime and precision, each device)."""
-        return [s for s in self.summaries() if s.model == model]
+        return [self._entries[name].summary for name in sorted(self._by_model.get(model, ()))]
 
     def load(self, summary: UnitSummary) -> Report | None:
         """The full report behind a summary (None: removed since, or unreadable and not strict)."""
@@ -107,8 +116,6 @@ class RunResults:
         """Read the index, then summarise every report it does not describe as the folder holds it."""
         with self._lock:
             self._entries.clear()
-            self._by_key.clear()
-            self._sorted = None
             entries, self._offset = read_lines(self.index_path)
             for entry in entries:
                 self._entries[entry.summary.file] = entry
@@ -125,8 +132,7 @@ class RunResults:
                 del self._entries[name]
             for entry in fresh:
                 self._entries[entry.summary.file] = entry
-            for name, entry in self._entries.items():
-                self._by_key[entry.summary.key] = name
+            self._reindex()
             if fresh:
                 self._save(fresh)
 
@@ -140,9 +146,26 @@ class RunResults:
         return Entry(UnitSummary.of(report, name), mtime_ns, size)
 
     def _put(self, entry: Entry) -> None:
-        self._sorted = None
+        old = self._entries.get(entry.summary.file)
         self._entries[entry.summary.file] = entry
-        self._by_key[entry.summary.key] = entry.summary.file
+        if old is None or (old.summary.unit, old.summary.model) == (entry.summary.unit, entry.summary.model):
+            self._add_to_maps(entry.summary)
+            self._sorted = None
+        else:
+            self._reindex()
+
+    def _reindex(self) -> None:
+        self._by_key.clear()
+        self._by_unit.clear()
+        self._by_model.clear()
+        self._sorted = None
+        for entry in self._entries.values():
+            self._add_to_maps(entry.summary)
+
+    def _add_to_maps(self, summary: UnitSummary) -> None:
+        self._by_key[summary.key] = summary.file
+        self._by_unit.setdefault(summary.unit, set()).add(summary.file)
+        self._by_model.setdefault(summary.model, set()).add(summary.file)
 
     def _save(self, entries: list[Entry]) -> None:
         try:
@@ -160,10 +183,13 @@ class RunResults:
             return None
 
     # ----- writing -----
-    def write(self, report: Report) -> Path:
-        """Write one report (atomically) and its index line; the path it was written to."""
-        backend = str((report.benchmark.settings or {}).get("backend") or report.benchmark.backend or "?")
-        name = report_filename(report.model_name, report.serial, backend)
+    def write(self, report: Report, key: UnitKey | None = None) -> Path:
+        """Write one report (atomically) and its index line; the path it was written to. `key` names
+        the device and backend when the report cannot (a device that failed before it said its serial)."""
+        if key is None:
+            backend = str((report.benchmark.settings or {}).get("backend") or report.benchmark.backend or "?")
+            key = UnitKey(report.model_name, report.serial, backend)
+        name = report_filename(*key)
         path = self.folder / name
         write_json_atomic(path, report.to_json())
         st = path.stat()
@@ -172,3 +198,20 @@ class RunResults:
             append(self.index_path, [entry])
             self._put(entry)
         return path
+
+
+_OPEN: dict[Path, RunResults] = {}
+_OPEN_LOCK = threading.Lock()
+
+
+def open_results(run_dir: str | Path) -> RunResults:
+    """The run's results for a long-lived reader (the console): opened once per process, then only
+    brought up to date with what the run's writer added since (no folder listing, no report opened)."""
+    path = Path(run_dir).resolve()
+    with _OPEN_LOCK:
+        results = _OPEN.get(path)
+        if results is None:
+            results = _OPEN[path] = RunResults(path)
+            return results
+    results.refresh()
+    return results

@@ -100,7 +100,8 @@ class UnitSummary:
         bench = report.benchmark
         valid = report.valid
         stats = bench.stats if valid and bench.stats else None
-        rounds = len(bench.rounds or []) or (1 if stats else None) if valid else None
+        measured = [r for r in bench.rounds or [] if r.median_ns is not None]
+        rounds = (len(measured) or (1 if stats else None)) if valid else None
         interval = bench.interval if valid else None
         stability = bench.stability if valid else None
         error = report.error

@@ -50,8 +50,10 @@ def upgrade(raw: Mapping[str, Any]) -> dict[str, Any]:
     model["precision"] = _precision(data)
     model["runtime"] = model.get("runtime") or runtime
     model.setdefault("base_name", data.get("model_name"))
-    if not model.get("params") and conversion.get("params"):
-        model["params"] = conversion["params"]
+    if not model.get("params"):
+        counted = conversion.get("params") or data.get("params")
+        if counted:
+            model["params"] = counted
     loose_ops = data.pop("ops", None)
     if not bench.get("ops") and isinstance(loose_ops, list) and loose_ops:
         bench["ops"] = {"schema_version": 1, "ops": loose_ops}
