@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import JsonDict
 
 from nnlite_tui.core.runtimes.default import DEFAULT_RUNTIME
 
@@ -130,7 +131,7 @@ class EnergyBlock(Block):
 # A measurement a unit takes once, in its first round, beside the timed runs (the profiled pass's
 # blocks, the energy windows: each tens of seconds, so three rounds would triple them and keep one).
 # Declared on the field; the round combination (bench/rounds.py) keeps the first round's.
-ONCE_PER_UNIT: dict[str, Any] = {"measured": "once per unit, in its first round"}
+ONCE_PER_UNIT: JsonDict = {"measured": "once per unit, in its first round"}
 
 
 class Benchmark(Block):
@@ -154,9 +155,9 @@ class Benchmark(Block):
     interval: Interval | None = None
     stability: Stability | None = None
     rounds: list[Round] | None = None
-    ops: OpsBlock | None = Field(None, json_schema_extra=ONCE_PER_UNIT)
-    ops_builtin: OpsBlock | None = Field(None, json_schema_extra=ONCE_PER_UNIT)
-    energy: EnergyBlock | None = Field(None, json_schema_extra=ONCE_PER_UNIT)
+    ops: OpsBlock | None = Field(default=None, json_schema_extra=ONCE_PER_UNIT)
+    ops_builtin: OpsBlock | None = Field(default=None, json_schema_extra=ONCE_PER_UNIT)
+    energy: EnergyBlock | None = Field(default=None, json_schema_extra=ONCE_PER_UNIT)
     settings: JSON | None = None
 
     @classmethod
@@ -291,7 +292,7 @@ class Report(Block):
     # Beside LEMUR's keys: this report's own.
     runtime: str | None = None
     runtime_version: str | None = None
-    schema_name: str = Field(SCHEMA, alias="schema")
+    schema_name: str = Field(default=SCHEMA, alias="schema")
     schema_version: int = SCHEMA_VERSION
     run_id: str | None = None
     created_at: Num | None = None
@@ -309,7 +310,7 @@ class Report(Block):
     host: JSON | None = None
     tool: JSON | None = None
     # Set by upgrade.py on a report an earlier release wrote; never written to a file.
-    upgraded_from: int | None = Field(None, exclude=True)
+    upgraded_from: int | None = Field(default=None, exclude=True)
 
     def to_json(self) -> JSON:
         """The report as its file holds it: the keys it was given, in the contract's spelling."""
