@@ -35,6 +35,7 @@ from tui_synthetic import names  # noqa: E402
 from nnlite_tui.core.results import RunResults, UnitKey, read_report  # noqa: E402
 from nnlite_tui.core.run_dir import REPORTS_DIR, report_filename  # noqa: E402
 from nnlite_tui.tui.results import ParamCache  # noqa: E402
+from nnlite_tui.tui.screens.results import READS_PER_REFRESH, REFRESH_SECONDS  # noqa: E402
 
 FIXTURE = REPO / "tests" / "fixtures" / "runs" / "ops-schema3"
 
@@ -97,11 +98,16 @@ def main() -> int:
         lookups.sort()
         print(f"one unit's report by key ({len(lookups)} keys): median {statistics.median(lookups) * 1e3:.3f} ms, "
               f"p99 {lookups[int(len(lookups) * 0.99) - 1] * 1e3:.3f} ms, max {lookups[-1] * 1e3:.3f} ms")
+        # The results screen takes READS_PER_REFRESH counts per refresh, one refresh every REFRESH_SECONDS,
+        # in a thread: filled after the last chunk's refresh plus that chunk's reading.
         cache = ParamCache()
         done = [s.unit for s in summaries if s.valid]
-        _, t_fill = timed(lambda: cache.fill(str(run_dir), done))
+        chunks = [done[i:i + READS_PER_REFRESH] for i in range(0, len(done), READS_PER_REFRESH)]
+        took = [timed(lambda chunk=chunk: cache.fill(str(run_dir), chunk))[1] for chunk in chunks]
         filled = sum(1 for v in cache.params.values() if v)
-        print(f"console results screen: parameter counts of {filled} finished units in {t_fill:.3f} s")
+        fill_s = (len(chunks) - 1) * REFRESH_SECONDS + took[-1] if chunks else 0.0
+        print(f"console results screen: parameter counts of {filled} finished units in {len(chunks)} refresh(es) "
+              f"({sum(took):.3f} s reading): filled after {fill_s:.2f} s")
         del first
     print(f"load average: {Path('/proc/loadavg').read_text().strip()}")
     return 0
