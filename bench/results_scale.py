@@ -105,7 +105,9 @@ def main() -> int:
         chunks = [done[i:i + READS_PER_REFRESH] for i in range(0, len(done), READS_PER_REFRESH)]
         took = [timed(lambda chunk=chunk: cache.fill(str(run_dir), chunk))[1] for chunk in chunks]
         filled = sum(1 for v in cache.params.values() if v)
-        fill_s = (len(chunks) - 1) * REFRESH_SECONDS + took[-1] if chunks else 0.0
+        fill_s = 0.0  # chunk k is asked for at refresh k, or when the one before it is done if later
+        for k, seconds in enumerate(took):
+            fill_s = max(fill_s, k * REFRESH_SECONDS) + seconds
         print(f"console results screen: parameter counts of {filled} finished units in {len(chunks)} refresh(es) "
               f"({sum(took):.3f} s reading): filled after {fill_s:.2f} s")
         del first
