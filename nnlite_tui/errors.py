@@ -115,6 +115,6 @@ def disk_cause(exc: BaseException) -> OSError | None:
 
 
 def _is_report_error(exc: BaseException) -> bool:
-    from nnlite_tui.core.run_dir import ReportError
+    from nnlite_tui.core.results import ReportError
 
     return isinstance(exc, ReportError)

@@ -45,7 +45,7 @@ def report(run_dir: str, fmt: str, output: str | None) -> None:
 def _write_html(run_dir: Path, out: Path) -> None:
     from nnlite_tui.core.report.html_report import build_html
     from nnlite_tui.core.report.rows import load_run
-    from nnlite_tui.core.run_dir import ReportError
+    from nnlite_tui.core.results import ReportError
     from nnlite_tui.core.store.files import StoreError
 
     try:

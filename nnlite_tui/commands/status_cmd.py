@@ -55,15 +55,9 @@ def status(run_dir: str, n_events: int) -> None:
 
 def unreadable_reports(run_dir: Path) -> list[str]:
     """What is wrong with each report file that cannot be read (named)."""
-    from nnlite_tui.core.run_dir import REPORTS_DIR, ReportError, read_report
+    from nnlite_tui.core.results import RunResults
 
-    problems = []
-    for path in sorted((run_dir / REPORTS_DIR).glob("*.json")):
-        try:
-            read_report(path)
-        except ReportError as exc:
-            problems.append(str(exc))
-    return problems
+    return [problem for _, problem in sorted(RunResults(run_dir).problems.items())]
 
 
 def event_line(event) -> str:

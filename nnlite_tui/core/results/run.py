@@ -53,6 +53,8 @@ class RunResults:
         self._by_model: dict[str, set[str]] = {}  # model measured -> its units' files
         self._offset = 0
         self._sorted: list[UnitSummary] | None = None  # summaries() in file-name order, until the next change
+        # File name -> why it cannot be read, as of the last reconcile (not strict: left out, said here).
+        self.problems: dict[str, str] = {}
         self._lock = threading.Lock()
         self.reconcile()
 
@@ -116,6 +118,7 @@ class RunResults:
         """Read the index, then summarise every report it does not describe as the folder holds it."""
         with self._lock:
             self._entries.clear()
+            self.problems.clear()
             entries, self._offset = read_lines(self.index_path)
             for entry in entries:
                 self._entries[entry.summary.file] = entry
@@ -139,9 +142,10 @@ class RunResults:
     def _summarise(self, name: str, mtime_ns: int, size: int) -> Entry | None:
         try:
             report = read_report(self.folder / name)
-        except ReportError:
+        except ReportError as exc:
             if self.strict:
                 raise
+            self.problems[name] = str(exc)
             return None
         return Entry(UnitSummary.of(report, name), mtime_ns, size)
 

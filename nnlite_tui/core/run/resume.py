@@ -7,7 +7,8 @@ from pathlib import Path
 
 from nnlite_tui.core.events import TERMINAL
 from nnlite_tui.core.run.unit_faults import is_environmental
-from nnlite_tui.core.run_dir import REPORTS_DIR, ReportError, read_report, safe_name
+from nnlite_tui.core.results import RunResults
+from nnlite_tui.core.run_dir import REPORTS_DIR, safe_name
 from nnlite_tui.core.spec import ModelSpec
 from nnlite_tui.core.store import RunStore
 
@@ -22,6 +23,7 @@ def models_to_do(store: RunStore, specs: list[ModelSpec], *, retry_failed: bool 
     starts again without it. A done model whose report cannot be read is measured again (the bad file is kept aside, named).
     """
     run_dir = store.path.parent
+    unreadable = _unreadable_by_unit(run_dir)
     store.add_models([{"name": s.name, "spec": s.to_dict()} for s in specs])
     queued = []
     for spec in specs:
@@ -32,7 +34,7 @@ def models_to_do(store: RunStore, specs: list[ModelSpec], *, retry_failed: bool 
                 warn(f"{spec.name} failed for want of disk or device ({error.get('message')}); retrying it")
             store.update(spec.name, attempts=0, error=None, devices={})
             status = "queued"
-        if status == "done" and _set_aside_bad_reports(run_dir, spec.name, warn):
+        if status == "done" and _set_aside_bad_reports(unreadable.get(safe_name(spec.name), []), spec.name, warn):
             store.update(spec.name, attempts=0, error=None, devices={})
             status = "queued"
         if status in TERMINAL:
@@ -43,15 +45,21 @@ def models_to_do(store: RunStore, specs: list[ModelSpec], *, retry_failed: bool 
     return queued
 
 
-def _set_aside_bad_reports(run_dir: Path, unit: str, warn: Callable[[str], None]) -> bool:
+def _unreadable_by_unit(run_dir: Path) -> dict[str, list[tuple[Path, str]]]:
+    """Each unit's unreadable report files (`<unit>__<serial>__<backend>.json`) and why, by safe name: the
+    results index reads only what it has not read before, so a resume of 10,000 units stays quick."""
+    out: dict[str, list[tuple[Path, str]]] = {}
+    for name, problem in sorted(RunResults(run_dir).problems.items()):
+        parts = name[:-len(".json")].rsplit("__", 2)
+        if len(parts) == 3:
+            out.setdefault(parts[0], []).append((run_dir / REPORTS_DIR / name, problem))
+    return out
+
+
+def _set_aside_bad_reports(bad: list[tuple[Path, str]], unit: str, warn: Callable[[str], None]) -> bool:
     """Rename the unit's unreadable reports to <name>.corrupt (kept for the user to look at); True if any."""
-    bad = False
-    for path in sorted((run_dir / REPORTS_DIR).glob(safe_name(unit) + "__*.json")):  # no glob characters in a safe name
-        try:
-            read_report(path)
-        except ReportError as exc:
-            aside = path.with_name(path.name + ".corrupt")
-            path.replace(aside)
-            warn(f"{exc}; kept as {aside.name}, and {unit} is measured again")
-            bad = True
-    return bad
+    for path, problem in bad:
+        aside = path.with_name(path.name + ".corrupt")
+        path.replace(aside)
+        warn(f"{problem}; kept as {aside.name}, and {unit} is measured again")
+    return bool(bad)
