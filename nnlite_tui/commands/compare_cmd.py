@@ -41,7 +41,8 @@ def compare(before: str, after: str | None, by: str, runtimes: str, threshold: f
     only in one run. With --by runtime, compare two runtimes within run BEFORE the same way. Reads
     reports only; nothing is re-run."""
     from nnlite_tui.core.report.compare import compare_runs
-    from nnlite_tui.core.report.compare_format import to_csv, to_html, to_table
+    from nnlite_tui.core.report.compare_format import to_csv, to_table
+    from nnlite_tui.core.report.html_compare import to_html
 
     try:
         if by == "runtime":
