@@ -1,10 +1,12 @@
 """How the HTML report reads a run: every report once, one at a time, reduced to what the page shows.
 
-A report of a fast model carries 10,000 raw samples (twice: wall and native clock); 10,000 such
+The Results API (core.results) lists the run's reports: its index gives each report's summary without
+opening it, and rows.row_from_report reads a report through its typed model. A report of a fast model carries 10,000 raw samples (twice: wall and native clock); 10,000 such
 reports are gigabytes of JSON. Holding them all, as the table views do, costs gigabytes of memory,
 so this reader keeps per unit only its row (without raw samples) and a sketch of the samples
 (histogram up to p99 and a run-order timeline of bucket medians), and folds devices, settings and
-reference-model figures as it goes. orjson parses; two processes share the files of a large run.
+reference-model figures as it goes. orjson parses (the raw samples are not put through the typed
+model: they are only sketched); two processes share the files of a large run.
 
 `read_run` is the report's only entry to the run's files: switching to another reader is one place.
 """
@@ -22,6 +24,7 @@ import numpy as np
 import orjson
 
 from nnlite_tui.core.report.rows import ResultRow, RunResults, _label_twins, row_from_report
+from nnlite_tui.core.results import RunResults as ReportFolder
 
 HIST_BINS = 24
 TIMELINE_POINTS = 48
@@ -124,8 +127,7 @@ def read_one(path: Path) -> tuple[Unit, dict[str, Any], dict[str, Any], list[tup
     slim = {**report, "benchmark": {k: v for k, v in bench.items() if k not in _BIG_LISTS}}
     row = row_from_report(slim, path.name)
     row.energy_block = None  # its samples serve compare's bootstrap, not this page
-    unit = Unit(row, sketch(samples, row.stats) if row.status == "done" else None,
-                (bench.get("conditions") or {}).get("throttled"), session_interval(bench))
+    unit = Unit(row, sketch(samples, row.stats) if row.status == "done" else None, None, session_interval(bench))
     reference = [(float(r["reference"]["at"]), float(r["reference"]["median_ns"]))
                  for r in bench.get("rounds") or []
                  if (r.get("reference") or {}).get("at") is not None and r["reference"].get("median_ns")]
@@ -160,13 +162,17 @@ def read_run(run_dir: str | Path) -> HtmlRun:
     path = Path(run_dir)
     if not (path / "reports").is_dir() and not (path / STATE_FILE).exists():
         raise ValueError(f"{path}: no reports/ folder and no {STATE_FILE}; not a run directory")
-    files = sorted((path / "reports").glob("*.json"))
+    folder = ReportFolder(path, strict=True)
+    summaries = folder.summaries()
+    files = [folder.path_of(summary) for summary in summaries]
     if len(files) >= PARALLEL_FROM and (os.cpu_count() or 1) > 1:
         with ProcessPoolExecutor(max_workers=2) as pool:
             parts = list(pool.map(read_one, files, chunksize=64))
     else:
         parts = [read_one(f) for f in files]
     run = HtmlRun(path, [p[0] for p in parts], {}, {})
+    for unit, summary in zip(run.units, summaries):
+        unit.throttled = summary.throttled  # the summary knows where each schema keeps it
     for _, device, settings, reference in parts:
         run.devices.setdefault(str(device.get("serial")), device)
         for key, value in settings.items():
