@@ -21,7 +21,6 @@
   for (let i = 0; i < N; i++) {
     const r = {i: i};
     for (const k of keys) r[k] = decoded[k] ? decoded[k][i] : C[k][i];
-    r.gflops = r.flops == null ? null : r.flops / 1e9;
     r.group = r.device + ' · ' + (r.runtime && r.runtime !== 'litert' ? r.runtime + ' · ' : '') + r.precision;
     r.hay = [r.model, r.family, r.task, r.device, r.runtime, r.backend, r.precision, r.status, r.flags, r.stage,
              r.cause].join(' ').toLowerCase();
@@ -37,42 +36,42 @@
   const num = {hozAlign: 'right', sorter: 'number', sorterParams: {alignEmptyValues: 'bottom'},
                formatter: c => fmt(c.getValue())};
   const interval = (lo, hi) => c => { const d = c.getData(); return d[lo] == null ? '' : `${d[lo]}–${d[hi]}`; };
-  // The columns that answer most questions come first, so that at 1,280 px the cause is still on screen;
+  // The columns that answer most questions come first, so that they are on screen at 1,280 px;
   // the rest are one click away in the column chooser.
   const columns = [
     {title: 'model', field: 'model', frozen: true, width: 200, tooltip: true},
-    {title: 'family', field: 'family', width: 110, tooltip: true},
+    {title: 'family', field: 'family', width: 100, tooltip: true},
     {title: 'task', field: 'task', width: 110, visible: distinct('task').length > 1},
-    {title: 'device', field: 'device', width: 110, tooltip: true},
+    {title: 'device', field: 'device', width: 100, tooltip: true},
     {title: 'runtime', field: 'runtime', visible: distinct('runtime').length > 1},
     {title: 'backend', field: 'backend', visible: false},
-    {title: 'precision', field: 'precision', width: 64},
-    {title: 'status', field: 'status', width: 64, formatter: c => `<span class="status-${esc(c.getValue())}">` +
-      `${esc(c.getValue())}</span>`},
+    {title: 'precision', field: 'precision', width: 74},
+    // status and, for a failed or unstable unit, why: beside each other, so the cause is on screen at 1,280 px
+    {title: 'status · cause', field: 'status', width: 240, cssClass: 'cause-cell', formatter: c => {
+      const d = c.getData(), why = d.stage && d.cause ? d.stage + ': ' + d.cause : d.stage || d.cause;
+      return `<span class="status-${esc(d.status)}">${esc(d.status)}</span>` +
+        (why ? ` <span class="cause" title="${esc(why)}">${esc(why)}</span>` : ''); }},
     {title: 'median ms', field: 'median', ...num, width: 82},
-    {title: '95% interval ms', field: 'low', ...num, formatter: interval('low', 'high'), width: 120,
+    {title: '95% interval ms', field: 'low', ...num, formatter: interval('low', 'high'), width: 140,
      headerTooltip: 'within this session: Student t interval on the round medians'},
-    {title: 'between sessions ms', field: 's_low', ...num, formatter: interval('s_low', 's_high'), width: 120,
+    {title: 'between sessions ms', field: 's_low', ...num, formatter: interval('s_low', 's_high'), width: 140,
      visible: any('s_low'), headerTooltip: 'interval across sessions (another day, a re-measurement)'},
     {title: 'ms / GFLOP', field: 'ms_gflop', ...num, width: 84, headerTooltip: 'median ms per 10^9 FLOPs of the model'},
-    {title: 'GFLOPs', field: 'gflops', ...num, width: 70,
-     formatter: c => c.getValue() == null ? '' : +c.getValue().toPrecision(3)},
+    {title: 'FLOPs', field: 'flops', ...num, width: 66, formatter: c => short(c.getValue())},
     {title: 'params', field: 'params', ...num, width: 66, formatter: c => short(c.getValue())},
     {title: 'size KB', field: 'kb', ...num, visible: false},
-    {title: 'rounds', field: 'rounds', ...num, width: 62},
+    {title: 'rounds', field: 'rounds', ...num, width: 56},
     {title: 'p90 ms', field: 'p90', ...num, visible: false},
     {title: 'std ms', field: 'std', ...num, visible: false},
     {title: 'runs', field: 'runs', ...num, visible: false},
     {title: 'mJ / inference', field: 'mj', ...num, visible: any('mj')},
     {title: 'load mW', field: 'mw', ...num, visible: false},
-    {title: 'flags', field: 'flags', width: 110, formatter: c => flagHtml(c.getValue())},
+    {title: 'flags', field: 'flags', width: 100, formatter: c => flagHtml(c.getValue())},
     {title: 'stage', field: 'stage', width: 80, visible: false},
-    {title: 'cause', field: 'cause', minWidth: 200, widthGrow: 1, cssClass: 'cause', tooltip: true,
-     formatter: c => { const st = c.getData().stage; return esc(st && c.getValue() ? st + ': ' + c.getValue() :
-       st || c.getValue()); }},
   ];
   const table = new Tabulator('#models', {
     data: rows, index: 'i', columns: columns, maxHeight: '70vh', layout: 'fitDataStretch',
+    columnDefaults: {headerWordWrap: true},
     renderVertical: 'virtual', columnHeaderVertAlign: 'bottom', placeholder: 'no model matches the filter',
   });
 
@@ -163,13 +162,14 @@
         grid: {left: 56, right: 16, top: 36, bottom: 40}, tooltip: {trigger: 'axis'},
         xAxis: {type: 'category', name: 'ms', nameLocation: 'middle', nameGap: 26,
                 data: counts.map((_, k) => +(lo + (k + 0.5) * w).toPrecision(4))},
-        yAxis: {type: 'value', name: 'samples'}, series: [{type: 'bar', data: counts, barCategoryGap: '5%'}]}));
+        yAxis: {type: 'value', name: 'samples', nameLocation: 'middle', nameGap: 40},
+        series: [{type: 'bar', data: counts, barCategoryGap: '5%'}]}));
       const [bucket, count, points] = d.timeline;
       detailCharts.push(chart($('detail-timeline'), {
         title: {text: `samples in run order (n=${count}; median of each ${bucket})`, textStyle: {fontSize: 13}},
         grid: {left: 56, right: 16, top: 36, bottom: 40}, tooltip: {trigger: 'axis'},
         xAxis: {type: 'value', name: 'sample', nameLocation: 'middle', nameGap: 26, min: 0},
-        yAxis: {type: 'value', name: 'ms', scale: true},
+        yAxis: {type: 'value', name: 'ms', scale: true, nameLocation: 'middle', nameGap: 40},
         series: [{type: 'line', showSymbol: false,
                   data: points.map((v, k) => [k * bucket, +(v * r.median / 1000).toPrecision(4)])}]}));
     }
@@ -240,7 +240,7 @@
         textStyle: {fontSize: 13}, left: 8}, legend: {type: 'scroll', bottom: 0},
         grid: {left: 56, right: 24, top: 40, bottom: 64}, tooltip: {trigger: 'axis'},
         xAxis: {type: 'log', name: 'median ms', nameLocation: 'middle', nameGap: 26, axisLabel: {formatter: short}},
-        yAxis: {type: 'value', name: 'units'},
+        yAxis: {type: 'value', name: 'units', nameLocation: 'middle', nameGap: 36},
         series: Object.keys(groups).map((g, n) => ({name: g, type: 'line', step: 'middle', showSymbol: false,
           itemStyle: {color: PALETTE[n % PALETTE.length]},
           data: groups[g].map((c, k) => [+Math.pow(10, lo + (k + 0.5) * w).toPrecision(4), c])}))});
