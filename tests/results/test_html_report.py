@@ -112,6 +112,7 @@ def test_default_output_is_inside_the_run_and_variants_are_rows_and_pairs(real_r
     assert data["pairs"] and len(data["pairs"][0]["pairs"]) == 2 and data["pairs"][0]["x"].endswith("fp32")
     ops = [d["ops"] for d in data["details"] if "ops" in d]
     assert len(ops) == 2 and data["strings"][ops[0][1][0][1]] == "CONV_2D" and ops[0][1][0][4] == 86.21
+    assert data["strings"][ops[0][1][0][2]] == "kernel 3x3, stride 1x1, → 1x32x32x64"
 
 
 def test_a_folder_without_reports_is_refused_with_its_name(tmp_path):

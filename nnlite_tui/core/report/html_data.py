@@ -96,17 +96,22 @@ def ms_per_gflop(row: ResultRow) -> float | None:
     return r4(row.median_ns / 1e6 / (row.flops / 1e9))
 
 
+def _op_detail(op: dict[str, Any]) -> str:
+    """What tells two ops of one type apart: kernel size and stride, and the output shape."""
+    params = op.get("params") or {}
+    parts = [f"{k} {params[k]}" for k in ("kernel", "stride") if params.get(k)]
+    first = (op.get("outputs") or [None])[0]
+    if isinstance(first, dict) and first.get("shape"):
+        parts.append("→ " + "x".join(str(d) for d in first["shape"]))
+    return ", ".join(parts)
+
+
 def _op_rows(row: ResultRow, s: Strings) -> list[list[Any]]:
     ranked = sorted(row.ops, key=lambda o: float(o["avg_us"]) if measured(o) else -1.0, reverse=True)
     total = sum(float(o["avg_us"]) for o in row.ops if measured(o)) or 1.0
-    out = []
-    for op in ranked[:TOP_OPS]:
-        timed = measured(op)
-        shape = ((op.get("outputs") or [{}])[0] or {}).get("shape") if isinstance((op.get("outputs") or [{}])[0],
-                                                                               dict) else None
-        out.append([op.get("index"), s(op.get("type")), s("x".join(map(str, shape)) if shape else None),
-                    r4(float(op["avg_us"])) if timed else None, r4(100 * float(op["avg_us"]) / total) if timed else None])
-    return out
+    return [[op.get("index"), s(op.get("type")), s(_op_detail(op)),
+             r4(float(op["avg_us"])) if measured(op) else None,
+             r4(100 * float(op["avg_us"]) / total) if measured(op) else None] for op in ranked[:TOP_OPS]]
 
 
 def _conversion(conv: dict[str, Any], s: Strings) -> list[list[int | None]]:

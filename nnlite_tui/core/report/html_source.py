@@ -1,12 +1,13 @@
 """How the HTML report reads a run: every report once, one at a time, reduced to what the page shows.
 
 The Results API (core.results) lists the run's reports: its index gives each report's summary without
-opening it, and rows.row_from_report reads a report through its typed model. A report of a fast model carries 10,000 raw samples (twice: wall and native clock); 10,000 such
-reports are gigabytes of JSON. Holding them all, as the table views do, costs gigabytes of memory,
-so this reader keeps per unit only its row (without raw samples) and a sketch of the samples
-(histogram up to p99 and a run-order timeline of bucket medians), and folds devices, settings and
-reference-model figures as it goes. orjson parses (the raw samples are not put through the typed
-model: they are only sketched); two processes share the files of a large run.
+opening it, and rows.row_from_report reads a report through its typed model. A report of a fast model
+carries 10,000 raw samples (twice: wall and native clock); 10,000 such reports are gigabytes of JSON.
+Holding them all, as the table views do, costs gigabytes of memory, so this reader keeps per unit
+only its row (without raw samples) and a sketch of the samples (histogram up to p99 and a run-order
+timeline of bucket medians), and folds devices, settings and reference-model figures as it goes.
+orjson parses (the raw samples are not put through the typed model: they are only sketched); two
+processes share the files of a large run.
 
 `read_run` is the report's only entry to the run's files: switching to another reader is one place.
 """

@@ -1,8 +1,8 @@
-"""Plots as inline SVG strings: scatter (log axes), box plots, bars, histogram, timeline.
+"""A scatter plot (log axes) as an inline SVG string: the runtime section's (html_runtimes.py); the rest
+of the HTML report draws with ECharts (html_report.py).
 
-Drawn here in Python so that a report opens offline with nothing to load, and costs only its own
-bytes: no plotting library travels inside every HTML file. Every plot is an <svg class="plot"
-data-plot=NAME> with a <title> on each mark, which the browser shows as a tooltip.
+It is an <svg class="plot" data-plot=NAME> with a <title> on each mark, which the browser shows as a
+tooltip.
 """
 
 from __future__ import annotations
@@ -124,110 +124,4 @@ def scatter(name: str, title: str, points: Sequence[tuple[float, float, str, str
                    f'<title>{escape(tip)}</title></circle>')
     out += _legend(groups)
     out.append("</svg>")
-    return "\n".join(out)
-
-
-def _quartiles(values: Sequence[float]) -> tuple[float, float, float, float, float]:
-    from nnlite_tui.core.bench.stats import percentile
-
-    s = sorted(values)
-    return s[0], percentile(s, 0.25), percentile(s, 0.5), percentile(s, 0.75), s[-1]
-
-
-def box_plot(name: str, title: str, groups: dict[str, Sequence[float]], y_label: str, log_y: bool = True) -> str:
-    """One box (quartiles, whiskers at min and max) per group, with every value as a jittered dot."""
-    groups = {k: [v for v in vals if v > 0 or not log_y] for k, vals in groups.items()}
-    groups = {k: v for k, v in groups.items() if v}
-    out = _open(name, title)
-    if not groups:
-        return "\n".join(out + ['<text class="empty" x="320" y="180">no data</text></svg>'])
-    every = [v for vals in groups.values() for v in vals]
-    y = Scale(min(every), max(every), H - BOTTOM, TOP, log_y)
-    out += _axes(None, y, "", y_label)
-    slot = (W - RIGHT - LEFT) / len(groups)
-    for i, (label, vals) in enumerate(groups.items()):
-        cx = LEFT + slot * (i + 0.5)
-        half = min(40.0, slot * 0.3)
-        lo, q1, med, q3, hi = _quartiles(vals)
-        c = colour(i)
-        out.append(f'<g class="box"><title>{escape(label)}: n={len(vals)}, median {fmt_num(med)}, '
-                   f'IQR {fmt_num(q1)}-{fmt_num(q3)}</title>'
-                   f'<line class="whisker" x1="{cx:.1f}" y1="{y(lo):.1f}" x2="{cx:.1f}" y2="{y(hi):.1f}"/>'
-                   f'<rect x="{cx - half:.1f}" y="{y(q3):.1f}" width="{2 * half:.1f}" '
-                   f'height="{max(1.0, y(q1) - y(q3)):.1f}" fill="{c}" fill-opacity="0.35" stroke="{c}"/>'
-                   f'<line class="median" x1="{cx - half:.1f}" y1="{y(med):.1f}" x2="{cx + half:.1f}" '
-                   f'y2="{y(med):.1f}"/></g>')
-        for j, v in enumerate(vals[:400]):  # dots beyond a few hundred add bytes, not information
-            jitter = ((j * 0.618034) % 1 - 0.5) * half
-            out.append(f'<circle class="dot" cx="{cx + jitter:.1f}" cy="{y(v):.1f}" r="1.8" fill="{c}"/>')
-        out.append(f'<text class="tick" x="{cx:.1f}" y="{H - BOTTOM + 16}" text-anchor="middle">'
-                   f'{escape(label[:34])}</text>')
-    out.append("</svg>")
-    return "\n".join(out)
-
-
-def bars(name: str, title: str, items: Sequence[tuple[str, int]], x_label: str = "count") -> str:
-    """Horizontal bars, one per (label, count), in the order given."""
-    height = max(120, TOP + 24 * len(items) + BOTTOM)
-    out = _open(name, title, height=height)
-    if not items:
-        return "\n".join(out + ['<text class="empty" x="320" y="60">none</text></svg>'])
-    top = max(c for _, c in items) or 1
-    left = 200
-    for i, (label, count) in enumerate(items):
-        y0 = TOP + 24 * i
-        w = (W - RIGHT - left - 40) * count / top
-        out.append(f'<text class="tick" x="{left - 6}" y="{y0 + 15}" text-anchor="end">{escape(label[:30])}</text>'
-                   f'<rect class="bar" x="{left}" y="{y0 + 3}" width="{w:.1f}" height="16" fill="{colour(i)}">'
-                   f'<title>{escape(label)}: {count}</title></rect>'
-                   f'<text class="tick" x="{left + w + 4:.1f}" y="{y0 + 15}">{count}</text>')
-    out.append(f'<text class="label" x="{(left + W) / 2}" y="{height - 8}" text-anchor="middle">'
-               f'{escape(x_label)}</text></svg>')
-    return "\n".join(out)
-
-
-def histogram(name: str, title: str, values: Sequence[float], x_label: str, bins: int = 30,
-              width: int = 420, height: int = 220) -> str:
-    """All bars as one <path>: a report of a thousand models carries a thousand histograms."""
-    import numpy as np
-
-    out = _open(name, title, width, height)
-    if not len(values):
-        return "\n".join(out + ['<text class="empty" x="40" y="60">no samples</text></svg>'])
-    counts, edges = np.histogram(np.asarray(values, dtype=np.float64), bins=bins)
-    x = Scale(float(edges[0]), float(edges[-1]), LEFT, width - RIGHT, False)
-    y = Scale(0, int(counts.max()), height - BOTTOM, TOP, False)
-    out += _axes(x, y, x_label, "runs", width, height)
-    base = y(0)
-    path = "".join(f"M{x(edges[i]):.1f} {base:.0f}V{y(c):.1f}H{max(x(edges[i]) + 0.5, x(edges[i + 1]) - 0.5):.1f}"
-                   f"V{base:.0f}Z" for i, c in enumerate(counts.tolist()) if c)
-    out.append(f'<path class="bar" d="{path}" fill="{PALETTE[0]}"/></svg>')
-    return "\n".join(out)
-
-
-def timeline(name: str, title: str, values: Sequence[float], y_label: str, max_points: int = 200,
-             width: int = 420, height: int = 220) -> str:
-    """Samples in run order. Long runs are drawn as the min and max of each bucket: spikes survive."""
-    import numpy as np
-
-    out = _open(name, title, width, height)
-    if not len(values):
-        return "\n".join(out + ['<text class="empty" x="40" y="60">no samples</text></svg>'])
-    v = np.asarray(values, dtype=np.float64)
-    n = len(v)
-    x = Scale(0, max(1, n - 1), LEFT, width - RIGHT, False)
-    y = Scale(float(v.min()), float(v.max()), height - BOTTOM, TOP, False)
-    out += _axes(x, y, "run", y_label, width, height)
-    if n <= max_points:
-        idx = np.arange(n)
-    else:
-        size = -(-n // (max_points // 2))
-        pairs = []
-        for start in range(0, n, size):
-            chunk = v[start:start + size]
-            a, b = start + int(np.argmin(chunk)), start + int(np.argmax(chunk))
-            pairs += [a, b] if a <= b else [b, a]
-        idx = np.asarray(pairs)
-    line = " ".join(f"{x(i):.0f},{y(val):.0f}" for i, val in zip(idx.tolist(), v[idx].tolist()))
-    out.append(f'<polyline class="series" points="{line}" fill="none" stroke="{PALETTE[0]}"/></svg>')
     return "\n".join(out)

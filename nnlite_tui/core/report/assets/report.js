@@ -147,7 +147,7 @@
         '</td></tr>').join('');
       parts.push(`<div class="ops wide">${invalid != null ? `<div class="err"><b>per-op profile invalid</b>: ` +
         `${esc(S[invalid])}</div>` : ''}<b>Top ops</b> <span class="muted">(${count} profiled)</span><table><tr>` +
-        `<th>#</th><th>op</th><th>output</th><th class="num">avg µs</th><th class="num">share</th></tr>${body}</table></div>`);
+        `<th>#</th><th>op</th><th>shape</th><th class="num">avg µs</th><th class="num">share</th></tr>${body}</table></div>`);
     }
     const box = $('detail');
     detailCharts.forEach(c => c.dispose()); detailCharts = [];
