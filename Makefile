@@ -31,6 +31,7 @@ run: $(STAMP)
 test: $(STAMP)
 	-$(BIN)/nnlite doctor
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	bash android-app/test-core.sh
 	# Two worker processes, each test file whole on one of them (its module fixtures built once): most
 	# tests wait on subprocesses, so the two cores overlap them.

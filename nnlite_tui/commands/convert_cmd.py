@@ -13,7 +13,7 @@ from nnlite_tui.commands.options import announce_isolation, convert_options, con
     source_options
 from nnlite_tui.exit_codes import ExitCode
 from nnlite_tui.core.run.console import fmt_duration
-from nnlite_tui.core.report.document import write_json_atomic
+from nnlite_tui.core.json_file import write_json_atomic
 from nnlite_tui.core.run_dir import safe_name
 from nnlite_tui.core.outcomes import error_text
 

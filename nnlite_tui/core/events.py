@@ -15,9 +15,6 @@ from typing import Any, Protocol
 # Model statuses shown in the queue; the last three are terminal.
 STATUSES = ("queued", "converting", "converted", "benchmarking", "done", "failed", "skipped")
 TERMINAL = ("done", "failed", "skipped")
-# Stages of one model, in order.
-STAGES = ("convert", "validate", "deploy", "benchmark", "report")
-SEVERITIES = ("info", "warning", "error")
 
 
 @dataclass(frozen=True)

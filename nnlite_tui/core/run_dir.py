@@ -29,10 +29,6 @@ def report_filename(unit: str, serial: str, backend: str) -> str:
     return f"{safe_name(unit)}__{safe_name(serial)}__{safe_name(backend)}.json"
 
 
-def report_path(run_dir: Path, unit: str, serial: str, backend: str) -> Path:
-    return Path(run_dir) / REPORTS_DIR / report_filename(unit, serial, backend)
-
-
 def artifact_path(run_dir: Path, unit: str, suffix: str) -> Path:
     return Path(run_dir) / ARTIFACTS_DIR / f"{safe_name(unit)}{suffix}"
 

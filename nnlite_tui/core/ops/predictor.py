@@ -82,7 +82,8 @@ class Prediction:
         if not total:
             return None
         part = sum(o.us for o in self.ops if o.source in sources and o.us is not None)
-        return (part + (self.remainder_us if REMAINDER in sources else 0.0)) / total
+        remainder = self.remainder_us if REMAINDER in sources and self.remainder_us is not None else 0.0
+        return (part + remainder) / total
 
 
 def fit_group(op_type: str, params: dict[str, Any]) -> str:

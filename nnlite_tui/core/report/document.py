@@ -48,7 +48,8 @@ def base_name(name: str | None, precision: str, runtime: str = DEFAULT_RUNTIME) 
 
 def runtime_of(report: Mapping[str, Any]) -> str:
     """The runtime a report's unit ran in; reports of releases before runtimes existed are LiteRT's."""
-    model = report.get("model") if isinstance(report.get("model"), Mapping) else {}
+    model = report.get("model")
+    model = model if isinstance(model, Mapping) else {}
     return str(report.get("runtime") or model.get("runtime") or DEFAULT_RUNTIME)
 
 

@@ -14,9 +14,10 @@ from html import escape
 
 from nnlite_tui.core.report import svg
 from nnlite_tui.core.report.rows import ResultRow, RunResults
+from nnlite_tui.core.runtimes import DEFAULT_RUNTIME
 from nnlite_tui.core.sources.units import parse_unit
 
-BASELINE = "litert"
+BASELINE = DEFAULT_RUNTIME
 
 
 def _converted(row: ResultRow) -> str:

@@ -15,8 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import JsonDict
 
-from nnlite_tui.core.runtimes import DEFAULT_RUNTIME
+from nnlite_tui.core.runtimes.default import DEFAULT_RUNTIME
 
 SCHEMA = "nnlite.report"
 # 2: optional blocks `conditions` (thermal/power around the timed runs, protocol 2 apps) and
@@ -127,6 +128,12 @@ class EnergyBlock(Block):
     window_seconds: Num | None = None
 
 
+# A measurement a unit takes once, in its first round, beside the timed runs (the profiled pass's
+# blocks, the energy windows: each tens of seconds, so three rounds would triple them and keep one).
+# Declared on the field; the round combination (bench/rounds.py) keeps the first round's.
+ONCE_PER_UNIT: JsonDict = {"measured": "once per unit, in its first round"}
+
+
 class Benchmark(Block):
     """The benchmark: the device's result (bench/protocol.py, the app, the simulator) and the rounds."""
 
@@ -148,10 +155,15 @@ class Benchmark(Block):
     interval: Interval | None = None
     stability: Stability | None = None
     rounds: list[Round] | None = None
-    ops: OpsBlock | None = None
-    ops_builtin: OpsBlock | None = None
-    energy: EnergyBlock | None = None
+    ops: OpsBlock | None = Field(default=None, json_schema_extra=ONCE_PER_UNIT)
+    ops_builtin: OpsBlock | None = Field(default=None, json_schema_extra=ONCE_PER_UNIT)
+    energy: EnergyBlock | None = Field(default=None, json_schema_extra=ONCE_PER_UNIT)
     settings: JSON | None = None
+
+    @classmethod
+    def measured_once(cls) -> tuple[str, ...]:
+        """The keys of the measurements a unit takes once (ONCE_PER_UNIT), in declaration order."""
+        return tuple(name for name, f in cls.model_fields.items() if f.json_schema_extra == ONCE_PER_UNIT)
 
     @property
     def backend(self) -> str | None:
@@ -280,7 +292,7 @@ class Report(Block):
     # Beside LEMUR's keys: this report's own.
     runtime: str | None = None
     runtime_version: str | None = None
-    schema_name: str = Field(SCHEMA, alias="schema")
+    schema_name: str = Field(default=SCHEMA, alias="schema")
     schema_version: int = SCHEMA_VERSION
     run_id: str | None = None
     created_at: Num | None = None
@@ -298,7 +310,7 @@ class Report(Block):
     host: JSON | None = None
     tool: JSON | None = None
     # Set by upgrade.py on a report an earlier release wrote; never written to a file.
-    upgraded_from: int | None = Field(None, exclude=True)
+    upgraded_from: int | None = Field(default=None, exclude=True)
 
     def to_json(self) -> JSON:
         """The report as its file holds it: the keys it was given, in the contract's spelling."""

@@ -125,9 +125,9 @@ class RunResults:
                 present.add(name)
                 known = self._entries.get(name)
                 if known is None or (known.mtime_ns, known.size) != (mtime_ns, size):
-                    entry = self._summarise(name, mtime_ns, size)
-                    if entry is not None:
-                        fresh.append(entry)
+                    summarised = self._summarise(name, mtime_ns, size)
+                    if summarised is not None:
+                        fresh.append(summarised)
             for name in set(self._entries) - present:
                 del self._entries[name]
             for entry in fresh:

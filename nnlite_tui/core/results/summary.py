@@ -91,7 +91,7 @@ class UnitSummary:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> UnitSummary:
-        values = {f.name: data.get(f.name) for f in fields(cls)}
+        values: dict[str, Any] = {f.name: data.get(f.name) for f in fields(cls)}
         values["instability"] = tuple(values["instability"] or ())
         return cls(**values)
 
@@ -107,6 +107,7 @@ class UnitSummary:
         error = report.error
         conversion = report.conversion
         settings = bench.settings or {}
+        conditions = report.conditions or bench.conditions
         energy = bench.energy
         # "<unit>__<serial>__<backend>.json": what a report that does not say its device or backend is of
         parts = file[: -len(".json")].split("__") if file.endswith(".json") else []
@@ -129,8 +130,7 @@ class UnitSummary:
             interval_high_ns=interval.high_ns if interval else None,
             stable=None if not stability or stability.verdict is None else stability.verdict == "stable",
             instability=tuple(stability.reasons) if stability else (),
-            throttled=(report.conditions or bench.conditions).throttled if (report.conditions or bench.conditions)
-            else None,
+            throttled=conditions.throttled if conditions else None,
             params=report.params, flops=report.model.flops, artifact_bytes=conversion.artifact_bytes,
             accuracy=report.accuracy.verdict if report.accuracy else None,
             energy_mj=energy.energy_per_inference_mj if valid and energy and energy.valid else None, file=file)

@@ -28,13 +28,48 @@ from nnlite_tui.core.run import round_files
 from nnlite_tui.core.run.scheduling import SHARED
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from contextlib import AbstractContextManager
+    from pathlib import Path
+
+    from nnlite_tui.core.bench.reference import ReferenceClock
     from nnlite_tui.core.convert.step import Attempt
     from nnlite_tui.core.devices.base import Device
-    from nnlite_tui.core.outcomes import Outcome
+    from nnlite_tui.core.events import Event
+    from nnlite_tui.core.outcomes import ConversionResult, Outcome, StageError
+    from nnlite_tui.core.run.config import RunConfig
+    from nnlite_tui.core.run.control import Control
+    from nnlite_tui.core.run.recovery import RecoveryPolicy
+    from nnlite_tui.core.run.scheduling import WorkQueue
+    from nnlite_tui.core.spec import ModelSpec
+    from nnlite_tui.core.store import RunStore
 
 
 class DeviceWork:
     """Mixed into Pipeline: the device threads' loop, rounds and reference runs."""
+
+    if TYPE_CHECKING:  # what it uses of the Pipeline it is mixed into (the type checker holds both to it)
+        cfg: RunConfig
+        run_dir: Path
+        run_id: str
+        store: RunStore
+        devices: dict[str, Device]
+        work: WorkQueue
+        control: Control
+        recovery: RecoveryPolicy
+        references: dict[str, ReferenceClock]
+
+        def emit(self, event: Event) -> None: ...
+        def _record(self, name: str) -> dict[str, Any]: ...
+        def _attempt(self, number: int) -> Attempt: ...
+        def _device_result(self, name: str, key: str, result: dict[str, Any]) -> None: ...
+        def _set_status(self, name: str, status: str, error: StageError | None = None, **fields: Any) -> None: ...
+        def _cancelled(self, name: str) -> None: ...
+        def _in_flight(self, name: str, step: Callable[[], Outcome]) -> Outcome: ...
+        def _isolation_for(self, device: Device) -> Callable[[], AbstractContextManager[None]]: ...
+        def _write_report(self, spec: ModelSpec, serial: str, *, conversion: ConversionResult | None,
+                          bench: BenchResult | None, error: StageError | None,
+                          device_info: Mapping[str, Any] | None = None) -> Path: ...
 
     # ----- the loop -----
     def _device_loop(self, serial: str) -> None:

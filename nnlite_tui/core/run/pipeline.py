@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -211,7 +211,8 @@ class Pipeline(DeviceWork):
                          device=result.get("device"), flags=overall.flags)
 
     def _write_report(self, spec: ModelSpec, serial: str, *, conversion: ConversionResult | None,
-                      bench: BenchResult | None, error: StageError | None, device_info=None) -> Path:
+                      bench: BenchResult | None, error: StageError | None,
+                      device_info: Mapping[str, Any] | None = None) -> Path:
         if not device_info:
             device = self.devices.get(serial) or next(iter(self.devices.values()))
             device_info = device.info()

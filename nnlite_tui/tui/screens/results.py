@@ -21,7 +21,9 @@ from nnlite_tui.tui.results import ParamCache, device_figures, failure_groups, f
 from nnlite_tui.tui.state import RunView
 
 REFRESH_SECONDS = 1.0
-READS_PER_REFRESH = 200  # reports read per refresh: a 10,000-model run fills in over a minute
+# Parameter counts taken per refresh, from the run's report index (no report opened): a 10,000-model
+# run fills in two refreshes (bench/results_scale.py).
+READS_PER_REFRESH = 5000
 BAR_WIDTH = 30
 ERRORS_PER_STAGE = 3  # the commonest errors listed under a stage's bar
 EXAMPLE_WIDTH = 24  # a unit that had the error
