@@ -76,3 +76,24 @@ def test_the_sketch_keeps_the_histogram_and_the_run_order():
     assert s.hist_counts[0] == 90 and s.hist_counts[12] == 9  # 20 sits at (20 - 10) / (19.8 / 24) = 12.1
     assert s.bucket == 2 and len(s.timeline_ns) == 50 and s.timeline_ns[0] == 10.0
     assert s.timeline_ns[-1] == pytest.approx(510.0)  # the median of the last bucket: 20 and 1000
+
+
+def test_the_streaming_reader_gives_the_data_of_the_in_memory_rows(tmp_path, monkeypatch):
+    """read_run (one report at a time, two processes on a large run) and rows.load_run (all in memory)
+    make the same data block of a committed run in two runtimes with a failed unit."""
+    import shutil
+
+    from nnlite_tui.core.report import html_source
+    from nnlite_tui.core.report.html_source import from_results, read_run
+    from nnlite_tui.core.report.rows import load_run
+
+    monkeypatch.setattr(html_source, "PARALLEL_FROM", 2)  # the two reader processes of a large run
+    src = Path(__file__).resolve().parents[1] / "fixtures" / "runs" / "schema4-runtimes"
+    dest = tmp_path / "run"
+    shutil.copytree(src, dest, ignore=shutil.ignore_patterns("models"))
+    for path in dest.rglob("*"):
+        if path.is_file():
+            path.write_text(path.read_text().replace("@RUN@", str(dest)))
+    streamed = data_block(read_run(dest))
+    assert streamed == data_block(from_results(load_run(dest)))
+    assert len(streamed["columns"]["model"]) == 4 and "failed" in decoded(streamed, "status")

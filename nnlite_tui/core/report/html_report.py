@@ -24,7 +24,8 @@ import orjson
 from nnlite_tui import __version__
 from nnlite_tui.core.report.html_data import data_block
 from nnlite_tui.core.report.html_runtimes import runtime_section
-from nnlite_tui.core.report.html_source import HtmlRun
+from nnlite_tui.core.report.html_source import HtmlRun, from_results
+from nnlite_tui.core.report.rows import RunResults
 
 TOP_ERRORS = 10
 DEVICE_FIELDS = ("serial", "kind", "model", "manufacturer", "os_version", "soc", "abi", "emulator")
@@ -136,7 +137,10 @@ def models_section() -> str:
             '<div id="detail" hidden></div>')
 
 
-def build_html(run: HtmlRun, title: str | None = None) -> str:
+def build_html(run: HtmlRun | RunResults, title: str | None = None) -> str:
+    """The page of a run read by html_source.read_run (or, all in memory, by rows.load_run)."""
+    if isinstance(run, RunResults):
+        run = from_results(run)
     title = title or f"nnlite run {run.run_dir.name}"
     generated = time.strftime("%Y-%m-%d %H:%M:%S %Z")
     runtimes = runtime_section(run.as_results())

@@ -129,10 +129,7 @@ def read_one(path: Path) -> tuple[Unit, dict[str, Any], dict[str, Any], list[tup
     row = row_from_report(slim, path.name)
     row.energy_block = None  # its samples serve compare's bootstrap, not this page
     unit = Unit(row, sketch(samples, row.stats) if row.status == "done" else None, None, session_interval(bench))
-    reference = [(float(r["reference"]["at"]), float(r["reference"]["median_ns"]))
-                 for r in bench.get("rounds") or []
-                 if (r.get("reference") or {}).get("at") is not None and r["reference"].get("median_ns")]
-    return unit, dict(report.get("device") or {}), _settings(report), reference
+    return unit, dict(report.get("device") or {}), _settings(report), _reference(bench)
 
 
 def _statuses(path: Path, units: list[Unit]) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
@@ -156,6 +153,34 @@ def _statuses(path: Path, units: list[Unit]) -> tuple[dict[str, str], dict[str, 
     return statuses, errors
 
 
+def from_results(results: RunResults) -> HtmlRun:
+    """The page's view of a run already loaded with its reports in memory (rows.load_run)."""
+    units = [Unit(row, sketch(row.samples_ns, row.stats) if row.status == "done" else None,
+                  (report.get("conditions") or (report.get("benchmark") or {}).get("conditions") or {}).get("throttled"),
+                  session_interval(report.get("benchmark") or {}))
+             for row, report in zip(results.rows, results.reports)]
+    run = HtmlRun(results.run_dir, units, results.statuses, results.errors)
+    _fold(run, [(dict(r.get("device") or {}), _settings(r), _reference(r.get("benchmark") or {}))
+                for r in results.reports])
+    return run
+
+
+def _reference(bench: dict[str, Any]) -> list[tuple[float, float]]:
+    return [(float(r["reference"]["at"]), float(r["reference"]["median_ns"])) for r in bench.get("rounds") or []
+            if (r.get("reference") or {}).get("at") is not None and r["reference"].get("median_ns")]
+
+
+def _fold(run: HtmlRun, parts: list[tuple[dict[str, Any], dict[str, Any], list[tuple[float, float]]]]) -> None:
+    """Devices, settings and reference-model figures of every report, into the run."""
+    for device, settings, reference in parts:
+        run.devices.setdefault(str(device.get("serial")), device)
+        for key, value in settings.items():
+            run.settings.setdefault(key, set()).add(str(value))
+        if reference:
+            run.reference.setdefault(str(device.get("serial")), []).extend(reference)
+    run.reference = {serial: sorted(set(points)) for serial, points in sorted(run.reference.items())}
+
+
 def read_run(run_dir: str | Path) -> HtmlRun:
     """The run's reports as units, plus the store's statuses; a folder with only reports/ is a run too."""
     from nnlite_tui.core.run_dir import STATE_FILE
@@ -174,13 +199,7 @@ def read_run(run_dir: str | Path) -> HtmlRun:
     run = HtmlRun(path, [p[0] for p in parts], {}, {})
     for unit, summary in zip(run.units, summaries):
         unit.throttled = summary.throttled  # the summary knows where each schema keeps it
-    for _, device, settings, reference in parts:
-        run.devices.setdefault(str(device.get("serial")), device)
-        for key, value in settings.items():
-            run.settings.setdefault(key, set()).add(str(value))
-        if reference:
-            run.reference.setdefault(str(device.get("serial")), []).extend(reference)
-    run.reference = {serial: sorted(set(points)) for serial, points in sorted(run.reference.items())}
+    _fold(run, [p[1:] for p in parts])
     _label_twins(run.rows)
     run.statuses, run.errors = _statuses(path, run.units)
     return run
