@@ -17,7 +17,6 @@ from nnlite_tui.core.report.compare import compare_runs
 from nnlite_tui.core.report.compare_format import to_table
 from nnlite_tui.core.report.document import to_csv, write_lemur
 from nnlite_tui.core.report.html_report import build_html
-from nnlite_tui.core.report.html_source import read_run
 from nnlite_tui.core.report.rows import load_run
 from nnlite_tui.core.report.summary import summary_rows
 from nnlite_tui.core.results import SCHEMA_VERSION, RunResults, load_reports
@@ -58,7 +57,7 @@ def test_summaries_rows_html_and_lemur_render(run, tmp_path):
     if (path / "state.json").exists():
         rows = summary_rows(path)
         assert len(rows) >= len(loaded.rows) and to_csv(rows).count("\n") == len(rows) + 1
-    page = build_html(read_run(path))
+    page = build_html(loaded)
     for row in loaded.rows:
         assert row.model in page
     written = write_lemur(load_reports(path), tmp_path / "lemur")

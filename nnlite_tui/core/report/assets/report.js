@@ -177,7 +177,6 @@
   table.on('rowClick', (e, row) => {
     table.deselectRow(); row.select(); showDetail(row.getData());
   });
-  window.nnliteShowDetail = i => showDetail(rows[i]);
 
   // --- plots -----------------------------------------------------------------------------------------------------
   function chart(el, option) {
@@ -186,7 +185,6 @@
     return c;
   }
   const why = (el, title, text) => { el.innerHTML = `<div class="why"><div><b>${esc(title)}</b>${esc(text)}</div></div>`; };
-  const colourKey = list => distinct('task').length > 1 ? ['task', r => r.task || 'unknown'] : ['family', r => r.family];
   function seriesBy(list, key, point) {
     const counts = {};
     list.forEach(r => { const k = key(r); counts[k] = (counts[k] || 0) + 1; });
@@ -215,7 +213,8 @@
       series: series});
   }
   const done = rows.filter(r => r.median != null);
-  const [by, key] = colourKey(done);
+  // colour by task when the run mixes tasks, otherwise by family
+  const [by, key] = distinct('task').length > 1 ? ['task', r => r.task || 'unknown'] : ['family', r => r.family];
   const versus = (field, label, extra, emptyWhy) => el => {
     const list = done.filter(r => r[field] != null && r[field] > 0);
     if (!list.length) return why(el, `median latency vs ${label}`, emptyWhy);
