@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from nnlite_tui.core.ops.block import measured
+from nnlite_tui.core.report.html_runtimes import runtime_data
 from nnlite_tui.core.report.html_source import HtmlRun, Unit
 from nnlite_tui.core.report.rows import DEFAULT_PRECISION, ResultRow, family_of
 
@@ -251,4 +252,5 @@ def data_block(run: HtmlRun) -> dict[str, Any]:
         "pairs": pairs([u.row for u in units], index),
         "reference": {serial: [[p[0], ms(p[1])] for p in points] for serial, points in run.reference.items()},
         "flags": {code: list(text) for code, text in FLAGS.items()},
+        "runtimes": runtime_data(run.rows, run.statuses, run.errors, s),
     }

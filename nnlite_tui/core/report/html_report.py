@@ -143,7 +143,7 @@ def build_html(run: HtmlRun | RunResults, title: str | None = None) -> str:
         run = from_results(run)
     title = title or f"nnlite run {run.run_dir.name}"
     generated = time.strftime("%Y-%m-%d %H:%M:%S %Z")
-    runtimes = runtime_section(run.as_results())
+    data = data_block(run)
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -160,11 +160,11 @@ def build_html(run: HtmlRun | RunResults, title: str | None = None) -> str:
         '<div id="energy-block"><h2>Energy</h2><p class="muted">Energy per inference from the device\'s own counters '
         "(battery current or RAPL): a consistent relative estimate on one device, not an absolute measurement; "
         f'compare models on the same device only.</p><div class="plots" id="energy-plots"></div>{energy_missing(run)}</div>',
-        runtimes,
+        runtime_section(data["runtimes"]),
         failure_section(run),
         models_section(),
         credits(),
-        data_script(data_block(run)),
+        data_script(data),
         script(asset("report.js")),
         "</body></html>",
     ])

@@ -68,11 +68,6 @@ class HtmlRun:
     def rows(self) -> list[ResultRow]:
         return [u.row for u in self.units]
 
-    def as_results(self) -> RunResults:
-        """The rows as the shared result views take them (their reports are not kept)."""
-        return RunResults(run_dir=self.run_dir, rows=self.rows, reports=[], statuses=self.statuses,
-                          errors=self.errors, config=None)
-
 
 def sketch(samples: list[float], stats: dict[str, float]) -> Sketch | None:
     if not samples or stats.get("p99_ns") is None:

@@ -284,6 +284,44 @@
   if ($('energy-block') && !$('energy-block').hidden && !energyRows.length)
     $('energy-plots').innerHTML = '<p>No report has a valid energy figure; each row\'s details say why.</p>';
 
+  // --- runtimes (a run in more than one runtime) ---------------------------------------------------------------
+  const RT = D.runtimes;
+  if (RT) {
+    const rc = RT.columns, others = Object.keys(RT.ratio_titles), rtRows = [];
+    for (let i = 0; i < rc.model.length; i++) {
+      const r = {model: rc.model[i], device: S[rc.device[i]], precision: S[rc.precision[i]]};
+      RT.runtimes.forEach(rt => {
+        r['conv_' + rt] = S[rc.conversion[rt][i]]; r['med_' + rt] = rc.median[rt][i];
+        r['note_' + rt] = rc.note[rt][i] == null ? '' : S[rc.note[rt][i]];
+      });
+      others.forEach(rt => { r['ratio_' + rt] = rc.ratio[rt][i]; });
+      rtRows.push(r);
+    }
+    const rtColumns = [{title: 'model', field: 'model', frozen: true, width: 180, tooltip: true},
+      {title: 'device', field: 'device', width: 110, tooltip: true}, {title: 'precision', field: 'precision', width: 74}];
+    RT.runtimes.forEach(rt => rtColumns.push(
+      {title: `${rt} conversion`, field: 'conv_' + rt, width: 190, tooltip: true, formatter: c =>
+        c.getValue().startsWith('ok') ? esc(c.getValue()) : `<span class="cause">${esc(c.getValue())}</span>`},
+      {title: `${rt} median ms`, field: 'med_' + rt, ...num, width: 90,
+       formatter: c => c.getValue() == null ? esc(c.getData()['note_' + rt]) : c.getValue()}));
+    others.forEach(rt => rtColumns.push({title: RT.ratio_titles[rt], field: 'ratio_' + rt, ...num, width: 100}));
+    new Tabulator('#runtime-table', {data: rtRows, columns: rtColumns, maxHeight: '60vh', layout: 'fitDataStretch',
+      renderVertical: 'virtual', columnDefaults: {headerWordWrap: true}});
+    PLOTS['plot-runtime-scatter'] = el => {
+      const points = [];
+      rtRows.forEach(r => others.forEach(rt => { if (r['ratio_' + rt] != null)
+        points.push({r: r, rt: rt, x: r['med_' + RT.baseline], y: r['med_' + rt], j: points.length}); }));
+      const title = `${others.join(', ')} vs ${RT.baseline}: median per model (below the diagonal: faster than ` +
+        `${RT.baseline})`;
+      if (!points.length) return why(el, title, 'no model has a median in two runtimes on one device and precision');
+      return scatter(el, title, RT.baseline + ' median ms', others.join(', ') + ' median ms',
+        seriesBy(points, p => `${p.r.device} · ${p.r.precision}${others.length > 1 ? ' · ' + p.rt : ''}`,
+                 p => [p.x, p.y, p.j]),
+        p => { const q = points[p.data[2]]; return `<b>${esc(q.r.model)}</b><br>${esc(q.r.device)} (${esc(q.r.precision)})` +
+          `<br>${esc(RT.baseline)} ${q.x} ms, ${esc(q.rt)} ${q.y} ms (${q.r['ratio_' + q.rt]}x)`; }, true);
+    };
+  }
+
   const charts = [];
   const observer = new IntersectionObserver(entries => entries.forEach(en => {
     if (!en.isIntersecting || en.target.dataset.drawn) return;
