@@ -1,4 +1,4 @@
-"""The Runner's device side: one thread per device takes converted units, times them in rounds, and
+"""The pipeline's device side: one thread per device takes converted units, times them in rounds, and
 times the device's reference model at intervals.
 
 A unit is timed in rounds (bench/rounds.py), each a fresh benchmark process or app launch. After
@@ -28,7 +28,7 @@ from nnlite_tui.core.run import round_files
 from nnlite_tui.core.run.scheduling import SHARED
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable
     from contextlib import AbstractContextManager
     from pathlib import Path
 
@@ -36,12 +36,12 @@ if TYPE_CHECKING:
     from nnlite_tui.core.convert.step import Attempt
     from nnlite_tui.core.devices.base import Device
     from nnlite_tui.core.events import Event
-    from nnlite_tui.core.outcomes import ConversionResult, Outcome, StageError
+    from nnlite_tui.core.outcomes import Outcome, StageError
     from nnlite_tui.core.run.config import RunConfig
     from nnlite_tui.core.run.control import Control
     from nnlite_tui.core.run.recovery import RecoveryPolicy
+    from nnlite_tui.core.run.report_writer import ReportWriter
     from nnlite_tui.core.run.scheduling import WorkQueue
-    from nnlite_tui.core.spec import ModelSpec
     from nnlite_tui.core.store import RunStore
 
 
@@ -58,6 +58,7 @@ class DeviceWork:
         control: Control
         recovery: RecoveryPolicy
         references: dict[str, ReferenceClock]
+        reports: ReportWriter
 
         def emit(self, event: Event) -> None: ...
         def _record(self, name: str) -> dict[str, Any]: ...
@@ -67,9 +68,6 @@ class DeviceWork:
         def _cancelled(self, name: str) -> None: ...
         def _in_flight(self, name: str, step: Callable[[], Outcome]) -> Outcome: ...
         def _isolation_for(self, device: Device) -> Callable[[], AbstractContextManager[None]]: ...
-        def _write_report(self, spec: ModelSpec, serial: str, *, conversion: ConversionResult | None,
-                          bench: BenchResult | None, error: StageError | None,
-                          device_info: Mapping[str, Any] | None = None) -> Path: ...
 
     # ----- the loop -----
     def _device_loop(self, serial: str) -> None:
@@ -159,7 +157,7 @@ class DeviceWork:
         if isinstance(outcome, Benchmarked):
             self.recovery.device_ok(device)
             bench = outcome.result
-            path = self._write_report(job.spec, serial, conversion=job.conversion, bench=bench, error=None,
+            path = self.reports.write(job.spec, serial, conversion=job.conversion, bench=bench, error=None,
                                       device_info=bench.device_info)
             self._device_result(name, key, {
                 "status": "done" if bench.valid else "failed", "attempts": attempt.number, "report": str(path),
@@ -181,7 +179,7 @@ class DeviceWork:
         elif isinstance(outcome, Failed):
             self.emit(Recovery(action="give-up", target=f"{name}@{serial}", severity="error",
                                detail=f"{outcome.error.message} after {attempt.number} attempt(s)"))
-            path = self._write_report(job.spec, serial, conversion=job.conversion, bench=None, error=outcome.error,
+            path = self.reports.write(job.spec, serial, conversion=job.conversion, bench=None, error=outcome.error,
                                       device_info=outcome.device_info)
             self._device_result(name, key, {"status": "failed", "attempts": attempt.number, "report": str(path),
                                             "error": outcome.error.to_dict(), "device": serial})

@@ -1,11 +1,11 @@
-"""The Runner: one model's path from source to report, and the one place its state changes.
+"""The pipeline: one unit's path from source to report, and the one place its state changes.
 
 Read top to bottom: `run()` queues the models and starts N conversion threads (one per conversion
 worker process) and one benchmark thread per device. A conversion thread takes a model, calls
 `convert_step` and hands the outcome to `_apply_conversion`; a Converted model travels on as a
 BenchJob (spec + ConversionResult) to its devices' queues. A device thread takes a job, calls
-`bench_step` and hands the outcome to `_apply_benchmark`, which writes the report and records the
-device's result; `_device_result` finishes the model once every target device is terminal.
+`bench_step` and hands the outcome to `_apply_benchmark`, which writes the report (through its
+ReportWriter, report_writer.py) and records the device's result; `_device_result` finishes the model once every target device is terminal.
 Steps never touch the store, the queues or the control: only the `_apply_*` methods do.
 
 A model's record in the store has an overall status and, under "devices", one entry per target
@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +27,6 @@ from typing import Any
 
 from nnlite_tui.core.run.artifacts import DiskGuard, prune_artifact
 from nnlite_tui.core.bench.reference import ReferenceClock
-from nnlite_tui.core.bench.rounds import per_round
 from nnlite_tui.core.run.config import RunConfig
 from nnlite_tui.core.run.device_work import DeviceWork
 from nnlite_tui.core.run.control import Control, ControlChannel
@@ -37,12 +36,11 @@ from nnlite_tui.core.convert.ranking import rank_conversions
 from nnlite_tui.core.devices.base import Device
 from nnlite_tui.core.events import Event, ModelStatus, MultiReporter, Recovery, Reporter, RunFinished, RunStarted
 from nnlite_tui.core.bench.isolation import HostIsolation
-from nnlite_tui.core.outcomes import (BenchJob, BenchResult, Cancelled, ConversionResult, Converted,
+from nnlite_tui.core.outcomes import (BenchJob, Cancelled, Converted,
                                       Failed, Outcome, Retry, Skipped, StageError, combine_device_results,
                                       conversion_of)
 from nnlite_tui.core.run.recovery import RecoveryPolicy, ReexecRequested
-from nnlite_tui.core.report.document import build_report
-from nnlite_tui.core.results import Report, RunResults, UnitKey
+from nnlite_tui.core.run.report_writer import ReportWriter
 from nnlite_tui.core.run_dir import artifact_path, log_path
 from nnlite_tui.core.run.resume import models_to_do
 from nnlite_tui.core.run_dir import PID_FILE
@@ -71,9 +69,9 @@ class Pipeline(DeviceWork):
         self.converter = converter
         self.devices = {d.serial: d for d in devices}
         self.run_dir = Path(cfg.out)
-        self.results = RunResults(self.run_dir)  # writes the reports and keeps the run's index
         self.run_id = (store.get_config() or {}).get("run_id", "run")
         self.isolation = HostIsolation(converter, cfg.bench.threads, method=cfg.isolation)
+        self.reports = ReportWriter(cfg, self.run_id, store, self.devices, self.isolation, converter)
         for device in devices:
             if device.kind == "host" and self.isolation.pins_benchmark:
                 device.pin_cpus(self.isolation.bench_cpus)
@@ -198,7 +196,7 @@ class Pipeline(DeviceWork):
             threading.Timer(outcome.after_s, self.work.requeue, args=(name,)).start()
         elif isinstance(outcome, Failed):
             for target in self._targets():
-                self._write_report(spec, target, conversion=result, bench=None, error=outcome.error)
+                self.reports.write(spec, target, conversion=result, bench=None, error=outcome.error)
             self._finish(name, "failed", error=outcome.error)
 
     def _device_result(self, name: str, key: str, result: dict[str, Any]) -> None:
@@ -209,24 +207,6 @@ class Pipeline(DeviceWork):
         if overall is not None:
             self._finish(name, overall.status, median_ms=overall.median_ms, error=overall.error,
                          device=result.get("device"), flags=overall.flags)
-
-    def _write_report(self, spec: ModelSpec, serial: str, *, conversion: ConversionResult | None,
-                      bench: BenchResult | None, error: StageError | None,
-                      device_info: Mapping[str, Any] | None = None) -> Path:
-        if not device_info:
-            device = self.devices.get(serial) or next(iter(self.devices.values()))
-            device_info = device.info()
-        settings = {**self.cfg.bench.to_dict(), "rounds": self.cfg.rounds, "max_rounds": self.cfg.max_rounds,
-                    "per_round": per_round(self.cfg.bench, self.cfg.rounds).to_dict()}
-        report = build_report(spec=spec, conversion=conversion, bench=bench, device=device_info,
-                              settings=settings, run_id=self.run_id, error=error,
-                              attempts=int(self._record(spec.name).get("attempts", 1)),
-                              isolation=self.isolation.describe() if device_info.get("kind") == "host" else None,
-                              tool_versions=self.converter.versions_of(spec.runtime))
-        path = self.results.write(Report.model_validate(report),
-                                  UnitKey(spec.name, device_info.get("serial", serial), self.cfg.bench.backend))
-        self.store.update(spec.name, report=str(path))
-        return path
 
     # ----- state transitions -----
     def emit(self, event: Event) -> None:
