@@ -44,7 +44,8 @@ def compare(before: str, after: str | None, by: str, runtimes: str, threshold: f
         raise click.UsageError(f"BEFORE and AFTER are the same run ({before}): a run compared with itself shows "
                                "no change; give two runs, or use --by runtime within one")
     from nnlite_tui.core.report.compare import compare_runs
-    from nnlite_tui.core.report.compare_format import to_csv, to_html, to_table
+    from nnlite_tui.core.report.compare_format import to_csv, to_table
+    from nnlite_tui.core.report.html_compare import to_html
 
     try:
         if by == "runtime":

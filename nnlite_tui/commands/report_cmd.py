@@ -44,20 +44,20 @@ def report(run_dir: str, fmt: str, output: str | None) -> None:
 
 def _write_html(run_dir: Path, out: Path) -> None:
     from nnlite_tui.core.report.html_report import build_html
-    from nnlite_tui.core.report.rows import load_run
+    from nnlite_tui.core.report.html_source import read_run
     from nnlite_tui.core.results import ReportError
     from nnlite_tui.core.store.files import StoreError
 
     try:
-        run = load_run(run_dir)
+        run = read_run(run_dir)
     except ReportError:
         raise  # exit 3 naming the file (errors.py)
     except ValueError as exc:
-        if isinstance(exc.__context__, StoreError):  # load_run re-raises it as a ValueError
+        if isinstance(exc.__context__, StoreError):  # read_run re-raises it as a ValueError
             raise exc.__context__ from None
         raise click.ClickException(str(exc)) from None
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text(build_html(run), encoding="utf-8")
     tmp.replace(out)
-    click.echo(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB, {len(run.rows)} report(s))")
+    click.echo(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB, {len(run.units)} report(s))")
