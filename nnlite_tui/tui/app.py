@@ -52,14 +52,17 @@ def settle_heap() -> None:
 class NnliteApp(OperatorActions, App[int]):
     CSS_PATH = STYLES / "console.tcss"
     TITLE = "nnlite"
+    # Short descriptions: at 80 columns the footer keeps every key, Help and Quit included.
     BINDINGS = [
-        Binding("p", "toggle_pause", "Pause/Resume"),
-        Binding("s", "skip_current", "Skip in-flight"),
-        Binding("x", "skip_selected", "Skip selected"),
-        Binding("r", "retry_selected", "Retry selected"),
-        Binding("t", "stop_after_current", "Stop after current"),
-        Binding("g", "results", "Results"),
+        Binding("p", "toggle_pause", "Pause"),
+        Binding("s", "skip_current", "Skip"),
+        Binding("x", "skip_selected", "Skip sel"),
+        Binding("r", "retry_selected", "Retry"),
+        Binding("t", "stop_after_current", "Stop after"),
+        Binding("v", "results", "Results"),
         Binding("question_mark", "help", "Help"),
+        Binding("e", "show_error", "Failure text", show=False),
+        Binding("E", "show_events", "Events, whole", show=False),
         Binding("T", "next_theme", "Theme", show=False),
         Binding("q", "quit", "Quit"),
     ]

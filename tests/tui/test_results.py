@@ -38,7 +38,7 @@ async def test_results_screen_follows_the_run(tmp_path, monkeypatch):
     app = frozen_app()
     async with app.run_test(size=SIZE) as pilot:
         await feed(app, pilot, *busy_run_events(FROZEN))
-        await pilot.press("g")
+        await pilot.press("v")
         screen = app.screen
         assert isinstance(screen, ResultsScreen)
         for _ in range(50):  # the reports are read by a worker
@@ -56,5 +56,5 @@ async def test_results_screen_follows_the_run(tmp_path, monkeypatch):
         screen.refresh_results()
         failures = str(screen.query_one("#results-failures").render())
         assert "benchmark" in failures and "convert" in failures
-        await pilot.press("g")
+        await pilot.press("v")
         assert not isinstance(app.screen, ResultsScreen)

@@ -9,9 +9,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 
-from nnlite_tui.core.events import (DeviceState, Event, ModelLog, ModelStatus, ReferenceTimed, RoundFinished,
-                                    RunStarted, StageFinished,
-                                    StageStarted)
+from nnlite_tui.core.events import (ConversionCost, DeviceState, Event, ModelLog, ModelStatus, ReferenceTimed,
+                                    RoundFinished, RunControl, RunStarted, StageFinished, StageStarted)
 from nnlite_tui.tui.messages import ModelPicked
 from nnlite_tui.tui.state import RunView
 from nnlite_tui.tui.widgets.devices import DevicesPane
@@ -21,6 +20,10 @@ from nnlite_tui.tui.widgets.model_queue import ModelQueue
 from nnlite_tui.tui.widgets.queue_table import QueueTable
 from nnlite_tui.tui.widgets.run_header import RunHeader
 from nnlite_tui.tui.widgets.steady_footer import SteadyFooter
+
+
+COMPACT_WIDTH, COMPACT_HEIGHT = 110, 30
+WIDE_WIDTH = 200
 
 
 class MainScreen(Screen):
@@ -41,6 +44,22 @@ class MainScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one("#queue-table").focus()
+        self.fit_layout(self.size.width, self.size.height)
+
+    def on_resize(self, event) -> None:
+        self.fit_layout(event.size.width, event.size.height)
+
+    def fit_layout(self, width: int, height: int) -> None:
+        """One of three layouts, by the terminal's size only: compact (80x24: the side panes below
+        the queue, a shorter log), medium, and wide (200+ columns: a wider queue, a taller log)."""
+        layout = "-compact" if width < COMPACT_WIDTH or height < COMPACT_HEIGHT else \
+            "-wide" if width >= WIDE_WIDTH else "-medium"
+        if not self.has_class(layout):
+            self.remove_class("-compact", "-medium", "-wide")
+            self.add_class(layout)
+            footer = self.query_one(SteadyFooter)
+            footer.compact = layout == "-compact"
+            footer.show_command_palette = layout != "-compact"  # ctrl+p still opens it; Help and Quit need the room
 
     def show(self, events: Iterable[Event]) -> None:
         """Update the panes touched by `events`, which the view has already folded in."""
@@ -59,8 +78,12 @@ class MainScreen(Screen):
                 notable |= event.state in ("lost", "offline")
             elif isinstance(event, ReferenceTimed):
                 devices.add(event.serial)
-            elif isinstance(event, RoundFinished):
-                continue  # its log line came with the view's fresh lines
+            elif isinstance(event, (RoundFinished, ConversionCost)):
+                continue  # its log line came with the view's fresh lines; a cost shows in the ETA only
+            elif isinstance(event, RunControl):
+                notable = True
+                if event.model:  # a skip shows on its row at once ("skipping")
+                    models.update(name for name in event.model.split(", ") if name in self.view.models)
             else:
                 notable = True
                 restart |= isinstance(event, RunStarted)

@@ -35,7 +35,7 @@ def count_text(value: float) -> str:
 
 
 class ResultsScreen(Screen):
-    BINDINGS = [Binding("escape,q,g", "app.pop_screen", "Back")]
+    BINDINGS = [Binding("escape,q,v", "app.pop_screen", "Back")]
 
     def __init__(self, view: RunView, cache: ParamCache) -> None:
         super().__init__()
