@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Callable, Iterable
 
 from textual import on
 from textual.app import ComposeResult
@@ -27,17 +27,18 @@ WIDE_WIDTH = 200
 
 
 class MainScreen(Screen):
-    def __init__(self, view: RunView, mode: str) -> None:
+    def __init__(self, view: RunView, mode: str, run_pid: Callable[[], int | None] | None = None) -> None:
         super().__init__()
         self.view = view
         self.mode = mode
+        self.run_pid = run_pid  # the runner's pid, for the host card's load figures (None: not sampled)
 
     def compose(self) -> ComposeResult:
         yield RunHeader(self.view, mode=self.mode, id="run-header")
         with Horizontal(id="top"):
             yield ModelQueue(self.view, id="queue", classes="pane")
             with Vertical(id="side"):
-                yield DevicesPane(self.view, id="devices", classes="pane")
+                yield DevicesPane(self.view, run_pid=self.run_pid, id="devices", classes="pane")
                 yield EventsPane(self.view, id="events", classes="pane")
         yield LogPane(self.view, id="log", classes="pane")
         yield SteadyFooter()
@@ -87,6 +88,8 @@ class MainScreen(Screen):
             else:
                 notable = True
                 restart |= isinstance(event, RunStarted)
+        if models:  # the host card counts the conversions in flight beside its benchmark
+            devices.update(s for s, d in self.view.devices.items() if d.kind == "host")
         with self.app.batch_update():
             if restart:
                 self.query_one(ModelQueue).rebuild()
