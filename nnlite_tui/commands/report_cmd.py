@@ -18,7 +18,7 @@ def report(run_dir: str, fmt: str, output: str | None) -> None:
     """Re-export RUN_DIR's reports: a CSV summary, JSON lines, LEMUR's ab/nn/stat/run layout, or one
     self-contained HTML page (plots, a sortable table, per-model details) that opens offline."""
     from nnlite_tui.core.report.document import to_csv, write_lemur
-    from nnlite_tui.core.run_dir import load_reports
+    from nnlite_tui.core.results import load_reports
     from nnlite_tui.core.report.summary import summary_rows
 
     path = Path(run_dir)

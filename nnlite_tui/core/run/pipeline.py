@@ -42,8 +42,9 @@ from nnlite_tui.core.outcomes import (BenchJob, BenchResult, Cancelled, Conversi
                                       Failed, Outcome, Retry, Skipped, StageError, combine_device_results,
                                       conversion_of)
 from nnlite_tui.core.run.recovery import RecoveryPolicy, ReexecRequested
-from nnlite_tui.core.report.document import build_report, write_json_atomic
-from nnlite_tui.core.run_dir import artifact_path, log_path, report_path
+from nnlite_tui.core.report.document import build_report
+from nnlite_tui.core.results import Report, RunResults, UnitKey
+from nnlite_tui.core.run_dir import artifact_path, log_path
 from nnlite_tui.core.run.resume import models_to_do
 from nnlite_tui.core.run_dir import PID_FILE
 from nnlite_tui.core.run.watch import RunWatch
@@ -71,6 +72,7 @@ class Pipeline(DeviceWork):
         self.converter = converter
         self.devices = {d.serial: d for d in devices}
         self.run_dir = Path(cfg.out)
+        self.results = RunResults(self.run_dir)  # writes the reports and keeps the run's index
         self.run_id = (store.get_config() or {}).get("run_id", "run")
         self.isolation = HostIsolation(converter, cfg.bench.threads, method=cfg.isolation)
         for device in devices:
@@ -226,8 +228,8 @@ class Pipeline(DeviceWork):
                               attempts=int(self._record(spec.name).get("attempts", 1)),
                               isolation=self.isolation.describe() if device_info.get("kind") == "host" else None,
                               tool_versions=self.converter.versions_of(spec.runtime))
-        path = report_path(self.run_dir, spec.name, device_info.get("serial", serial), self.cfg.bench.backend)
-        write_json_atomic(path, report)
+        path = self.results.write(Report.model_validate(report),
+                                  UnitKey(spec.name, device_info.get("serial", serial), self.cfg.bench.backend))
         self.store.update(spec.name, report=str(path))
         return path
 
