@@ -84,6 +84,7 @@ class RunView:
         self.runner_alive: bool | None = None  # attached: does a process still own the run?
         self.last_in_flight: str | None = None
         self.flying: dict[str, float] = {}  # models in flight -> when they got there
+        self.entered: dict[str, float] = {}  # models in flight -> when they entered it (not a later stage)
         self.rate_since: float | None = None  # completions are counted from here
         self._completions: deque[float] = deque(maxlen=RATE_WINDOW)
         self._last_control: tuple[str, str | None, float] | None = None
@@ -239,9 +240,12 @@ class RunView:
         row.flags = event.flags
         if event.status in IN_FLIGHT:
             self.last_in_flight = event.model
+            if event.model not in self.flying:
+                self.entered[event.model] = event.ts
             self.flying[event.model] = event.ts
         else:
             self.flying.pop(event.model, None)
+            self.entered.pop(event.model, None)
             self.phases.pop(event.model, None)
         if event.status in TERMINAL and not was_terminal and row.active:
             self._completions.append(event.ts)
@@ -293,10 +297,12 @@ class RunView:
         return sorted(self.flying, key=lambda name: self.models[name].order)
 
     def followed(self) -> str | None:
-        """The model whose log to follow: the latest to go in flight that still is, else the last one."""
-        if self.last_in_flight in self.flying or not self.flying:
+        """The model whose log to follow: the latest to go in flight that still is, else the last one.
+        "Go in flight" is entering it, not a stage's start: with one unit converting and another
+        benchmarking, following each stage's events switched between them several times a second."""
+        if not self.flying:
             return self.last_in_flight
-        return max(self.flying, key=self.flying.__getitem__)
+        return max(self.flying, key=lambda name: (self.entered.get(name, 0.0), self.models[name].order))
 
     def elapsed(self) -> float:
         """Seconds the run has been going: to its end, or (attached to a run no process owns any more)

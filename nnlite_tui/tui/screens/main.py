@@ -61,6 +61,8 @@ class MainScreen(Screen):
             footer = self.query_one(SteadyFooter)
             footer.compact = layout == "-compact"
             footer.show_command_palette = layout != "-compact"  # ctrl+p still opens it; Help and Quit need the room
+            if footer.is_mounted:
+                footer.refresh(recompose=True)
 
     def show(self, events: Iterable[Event]) -> None:
         """Update the panes touched by `events`, which the view has already folded in."""

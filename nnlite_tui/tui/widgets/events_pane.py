@@ -21,6 +21,7 @@ from nnlite_tui.tui.widgets.borders import set_border_text
 
 TARGET_WIDTH = 20  # a long target (a device path, a unit's name) keeps its start and its end
 NAME_WIDTH = 28  # a unit's name in a line about it (the rest of the line says what happened)
+FAILED_NAME_WIDTH = 18  # ... about its failure: the cause needs the room
 SHOWN = 100  # newest events on screen; the whole history is in events.jsonl (nnlite status)
 SEVERITY_STYLE = {"info": "$text-muted", "warning": "$warning", "error": "$error"}
 
@@ -52,7 +53,10 @@ def describe(event: Event, now: float, whole: bool = False) -> str:
         return f"{text}  {detail}".rstrip()
     if isinstance(event, ModelStatus):
         error = " ".join((event.error or "").split()) if whole else cause_line(event.error)
-        return f"failed {short_name(event.model, name_width)} (try {event.attempt}): {error}".rstrip(": ")
+        # The cause after a shorter name: in a narrow pane the name took the whole line.
+        name = short_name(event.model, name_width if whole else FAILED_NAME_WIDTH)
+        tries = f" (try {event.attempt})" if event.attempt > 1 or whole else ""
+        return f"failed {name}{tries}: {error}".rstrip(": ")
     if isinstance(event, DeviceState):
         return f"device {event.serial} {event.state} {event.detail}".rstrip()
     if isinstance(event, RunControl):

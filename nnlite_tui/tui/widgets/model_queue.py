@@ -170,7 +170,7 @@ class ModelQueue(Vertical):
 
     @on(Input.Submitted, "#name-filter")
     def _name_done(self) -> None:
-        self.table.focus()
+        self.action_focus_table()
 
     @on(Select.Changed, "#status-filter")
     def _status_changed(self, event: Select.Changed) -> None:
@@ -178,10 +178,15 @@ class ModelQueue(Vertical):
         self.rebuild()
 
     def action_focus_filter(self) -> None:
+        self.add_class("-filtering")  # shown again where a compact layout hides the filter row
         self.query_one("#name-filter", Input).focus()
 
     def action_focus_table(self) -> None:
         self.table.focus()
+        self._filters_shown()
+
+    def _filters_shown(self) -> None:
+        self.set_class(bool(self.name_filter or self.status_filter), "-filtering")
 
     def action_cycle_status(self) -> None:
         """The next status that some model has (a 10,000-model run has most statuses empty at any time:
@@ -192,6 +197,7 @@ class ModelQueue(Vertical):
         select = self.query_one("#status-filter", Select)
         with select.prevent(Select.Changed):
             select.value = self.status_filter if self.status_filter else Select.NULL
+        self._filters_shown()
         self.rebuild()
 
     @on(QueueTable.HeaderClicked)
