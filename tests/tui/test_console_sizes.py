@@ -4,8 +4,10 @@ that keeps Help and Quit and a help box inside the screen."""
 
 import pytest
 
-from nnlite_tui.core.events import ModelStatus, RunStarted, StageFinished, StageStarted
+from nnlite_tui.core.events import ModelLog, ModelStatus, RunStarted, StageFinished, StageStarted
+from nnlite_tui.tui.screens.full_text import FullTextScreen
 from nnlite_tui.tui.screens.help import HelpScreen
+from nnlite_tui.tui.widgets.log_pane import LogPane
 from nnlite_tui.tui.widgets.model_queue import ModelQueue
 
 from .conftest import FROZEN, feed, frozen_app
@@ -51,3 +53,26 @@ async def test_help_box_fits_80x24():
         box = app.screen.query_one("#help").region
         assert box.right <= 80 and box.bottom <= 24
         assert "Model queue (in focus)" in screen_text(app)
+
+
+async def test_long_lines_scroll_sideways_or_wrap_and_a_failure_is_one_key_away():
+    long_line = "Traceback tail: " + "x" * 150 + " RuntimeError: the decisive words"
+    app = frozen_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await feed(app, pilot, RunStarted("runs/t1", NAMES, ("host",), ts=FROZEN),
+                   ModelStatus(NAMES[0], "converting", attempt=1, ts=FROZEN),
+                   ModelLog(NAMES[0], "convert", long_line, ts=FROZEN),
+                   ModelStatus(NAMES[1], "failed", attempt=1, error=ERROR + "\nsecond line of the failure", ts=FROZEN))
+        log = app.screen.query_one(LogPane)
+        assert "the decisive words" not in screen_text(app)  # cut at the pane's edge
+        log.action_scroll_columns(100)
+        await pilot.pause()
+        assert "the decisive words" in screen_text(app) and "from column " in screen_text(app)
+        log.action_toggle_wrap()
+        await pilot.pause()
+        assert log.scroll_x == 0 and "the decisive words" in screen_text(app) and "Traceback tail" in screen_text(app)
+        await pilot.press("down")  # the queue's cursor to the failed unit
+        await pilot.press("e")
+        assert isinstance(app.screen, FullTextScreen)
+        text = screen_text(app)
+        assert "cannot reproduce PyTorch's random draws" in text and "second line of the failure" in text

@@ -108,7 +108,8 @@ class LogPane(FrameView, can_focus=True):
         if not self.wrap:
             longest = max(map(len, self.lines), default=0)
             room = max(0, longest - self.scrollable_content_region.width)
-            self.scroll_to(x=max(0, min(room, self.scroll_x + columns)), animate=False, immediate=True)
+            # overflow-x is hidden (no scrollbar row): scroll_to() would not move, the attribute does
+            self.scroll_x = max(0, min(room, self.scroll_x + columns))
             self.update_title()
 
     def action_scroll_lines(self, lines: int) -> None:
