@@ -95,3 +95,32 @@ def test_finished_run_has_nothing_left():
     now = convert(est, "a", 0.0, 5.0)
     est.fold(RunFinished({"done": 1}, now, ts=now))
     assert est.estimate(now).seconds == 0.0
+
+
+def test_time_a_host_benchmark_held_a_conversion_is_not_priced_twice():
+    """--isolation pause: a conversion's clock runs on while a benchmark holds it; that benchmark is
+    priced as a benchmark, so the conversion is priced without it."""
+    est = EtaEstimator()
+    est.fold(started(["a", "b", "c"], holds=True))
+    for name in "abc":
+        est.fold(ConversionCost(name, 10, ts=0.0))
+    est.fold(StageStarted("b", "convert", ts=0.0))
+    est.fold(StageStarted("a", "benchmark", ts=5.0))
+    est.fold(StageFinished("a", "benchmark", True, 10.0, ts=15.0))
+    est.fold(StageFinished("b", "convert", True, 20.0, ts=20.0))  # 20 s on its clock, 10 of them held
+    assert est.ratios == [1.0]
+
+
+def test_the_latest_conversions_price_what_is_left():
+    """Largest first: the small models left are like the latest conversions, not the first ones."""
+    names = [f"m{i}" for i in range(12)]
+    est = EtaEstimator()
+    est.fold(started(names))
+    for name in names:
+        est.fold(ConversionCost(name, 10, ts=0.0))
+    t = 0.0
+    for i, name in enumerate(names[:10]):  # ratio 1 for the first four, 3 for the six after them
+        t = convert(est, name, t, 10.0 if i < 4 else 30.0)
+    eta = est.estimate(t)
+    assert eta.seconds == pytest.approx(2 * 30.0)
+    assert eta.low <= eta.seconds <= eta.high and eta.low < 2 * 30.0

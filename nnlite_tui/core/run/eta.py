@@ -5,16 +5,19 @@ early in a run says little about the rest: a count-based rate overstated a run's
 each unit left is priced:
 
 - conversion: the ranking's estimate for the unit (ConversionCost, CPU seconds on the fitted
-  host) times this run's measured ratio of actual to estimated seconds; a unit without an
-  estimate costs the median conversion measured so far; a cached one costs nothing;
+  host) times this run's measured ratio of actual to estimated seconds, the median of the latest
+  RECENT conversions (largest first: they are the most like those left); a unit without an
+  estimate costs the median conversion measured so far; a cached one costs nothing. With
+  --isolation pause a conversion's clock runs on while host benchmarks hold it: that time is
+  taken out (the benchmarks are priced on their own);
 - benchmark: the median benchmark stage measured so far (per unit), on the devices in parallel.
 
 Conversions run on as many workers as were seen converting at once. With a host device whose
 benchmarks hold conversions (--isolation pause) the two add up; otherwise the slower of the two
 streams sets the end, plus one benchmark after the last conversion.
 
-The uncertainty comes from the spread of the measured ratios (their quartiles price the
-conversions again); before a conversion has finished, the ranking's own fit (about 2x either way)
+The uncertainty comes from the spread of the measured ratios (the wider of the latest ones' and
+all ones' quartiles price the conversions again); before a conversion has finished, the ranking's own fit (about 2x either way)
 stands. Paused time is counted apart: an estimate is of running time, and a unit's time in
 flight leaves out the pauses.
 
@@ -31,6 +34,9 @@ from nnlite_tui.core.events import (TERMINAL, ConversionCost, Event, ModelStatus
 
 PRIOR_LOW, PRIOR_HIGH = 0.5, 2.0  # the ranking's fit, before this run measured a conversion
 FEW = 3  # fewer measured ratios than this: widen the band to at least the prior's
+RECENT = 8  # conversions whose ratios price what is left
+HOLDS_KEPT = 64  # benchmark spans kept, to take hold time out of the conversions that overlap them
+MIN_UNHELD = 0.1  # a conversion is never priced below this share of its clock time
 
 
 @dataclass(frozen=True)
@@ -69,6 +75,7 @@ class EtaEstimator:
     pauses: list[tuple[float, float]] = field(default_factory=list)
     finished: bool = False
     converting: set[str] = field(default_factory=set)
+    holds: list[tuple[float, float]] = field(default_factory=list)  # benchmarks' (start, end), the latest
 
     # --- folding ---
     def fold(self, event: Event) -> None:
@@ -115,14 +122,24 @@ class EtaEstimator:
             self.converting.discard(event.model)
             unit.converted = event.ok
             if event.ok and event.detail != "cached":
-                self.conversions.append(event.seconds)
+                seconds = event.seconds
+                if self.holds_conversions:  # its clock ran on while host benchmarks held it: those are priced apart
+                    held = self._held_within(event.ts - seconds, event.ts)
+                    seconds = max(seconds * MIN_UNHELD, seconds - held)
+                self.conversions.append(seconds)
                 if unit.cost:
-                    self.ratios.append(event.seconds / unit.cost)
+                    self.ratios.append(seconds / unit.cost)
         elif event.stage == "benchmark":
             unit.benchmarking_since = None
             unit.benchmarked = event.ok
             if event.ok:
                 self.benchmarks.append(event.seconds)
+            self.holds.append((event.ts - event.seconds, event.ts))
+            del self.holds[:-HOLDS_KEPT]
+
+    def _held_within(self, start: float, end: float) -> float:
+        """Seconds of [start, end] that host benchmarks held the conversions."""
+        return sum(max(0.0, min(b, end) - max(a, start)) for a, b in self.holds)
 
     def _unit(self, name: str) -> _Unit:
         unit = self.units.get(name)
@@ -147,8 +164,13 @@ class EtaEstimator:
         if self.finished or not left:
             return Eta(0.0, 0.0, 0.0) if self.units else None
         if self.ratios:
-            mid = statistics.median(self.ratios)
-            low, high = _quartiles(self.ratios)
+            # The run converts the costliest first: its latest conversions are the most like those
+            # left (a small model's fixed costs weigh more against its estimate than a large one's).
+            recent = self.ratios[-RECENT:]
+            mid = statistics.median(recent)
+            # The band: the quartiles of the latest ratios and of all of them, whichever is wider.
+            (low, high), (all_low, all_high) = _quartiles(recent), _quartiles(self.ratios)
+            low, high = min(low, all_low, mid), max(high, all_high, mid)
             if len(self.ratios) < FEW:
                 low, high = min(low, mid * PRIOR_LOW), max(high, mid * PRIOR_HIGH)
         else:
