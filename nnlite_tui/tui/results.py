@@ -24,6 +24,7 @@ DENSITY = " ·•●█"  # cells holding 0, 1, 2-3, 4-7, 8+ models
 class Point:
     params: int
     median_ms: float
+    name: str = ""  # the unit, for the plot's cursor
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ class ParamCache:
         for row in rows:
             params = self.params.get(row.name)
             if row.status == "done" and params and row.median_ms and row.median_ms > 0:
-                out.append(Point(params, row.median_ms))
+                out.append(Point(params, row.median_ms, row.name))
         return out
 
 

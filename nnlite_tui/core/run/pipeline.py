@@ -34,7 +34,8 @@ from nnlite_tui.core.convert.converter import Converter
 from nnlite_tui.core.convert.step import Attempt, convert_step
 from nnlite_tui.core.convert.ranking import rank_conversions
 from nnlite_tui.core.devices.base import Device
-from nnlite_tui.core.events import Event, ModelStatus, MultiReporter, Recovery, Reporter, RunFinished, RunStarted
+from nnlite_tui.core.events import (ConversionCost, Event, ModelStatus, MultiReporter, Recovery, Reporter, RunFinished,
+                                    RunStarted)
 from nnlite_tui.core.bench.isolation import HostIsolation
 from nnlite_tui.core.outcomes import (BenchJob, Cancelled, Converted,
                                       Failed, Outcome, Retry, Skipped, StageError, combine_device_results,
@@ -88,6 +89,11 @@ class Pipeline(DeviceWork):
         self.references = {serial: ReferenceClock(started=time.monotonic()) for serial in self.devices}
 
     # ----- the run -----
+    def _costs_known(self, costs: dict[str, float]) -> None:
+        self.work.set_costs(costs)
+        for name, cost in costs.items():  # the console's ETA prices what remains with them
+            self.emit(ConversionCost(model=name, seconds=cost))
+
     def run(self, reporter: Reporter, control: Control) -> RunOutcome:
         self.reporter, self.control = reporter, control
         self.recovery = RecoveryPolicy(self.cfg, reporter, control.stop_now, list(self.devices))
@@ -115,7 +121,7 @@ class Pipeline(DeviceWork):
         # Costliest conversions first (conversion_cost.py); the first ones wait for a ranking.
         self._ranked = threading.Event()
         threading.Thread(target=rank_conversions, args=([self.specs[n] for n in queued], self.converter,
-                                                        self.work.set_costs, self._ranked),
+                                                        self._costs_known, self._ranked),
                          kwargs={"stop": control.stop_now}, daemon=True, name="rank-conversions").start()
         threads = [threading.Thread(target=self._guard, args=(self._convert_loop,), name=f"convert-{i}",
                                     daemon=True) for i in range(self.converter.n_workers)]

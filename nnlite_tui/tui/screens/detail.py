@@ -17,10 +17,12 @@ from textual.widgets import Footer, Sparkline, Static
 from nnlite_tui.core.names import short_name
 from nnlite_tui.core.report.energy import EnergyFigure, energy_of
 from nnlite_tui.core.results import Report, open_results, parse_report
+from nnlite_tui.tui.failure import cause_line, split_error
 from nnlite_tui.tui.formatting import byte_size, fields, line, milliseconds, seconds, tiny, yes_no
 from nnlite_tui.tui.widgets.op_bars import OpBars
 from nnlite_tui.tui.widgets.precision_table import PrecisionTable, base_of, precision_rows
 from nnlite_tui.tui.state import ModelRow, RunView
+from nnlite_tui.tui.trust import trust_flags
 
 STAT_NAMES = ("mean_ns", "median_ns", "p90_ns", "p99_ns", "std_ns", "min_ns", "max_ns")
 HISTOGRAM_BINS = 12
@@ -59,12 +61,32 @@ def summary(row: ModelRow | None, model: str) -> Content:
                                                    ("device", row.device or "-")]))]
     if row.median_ms is not None:
         lines.append(fields([("median", milliseconds(row.median_ms))]))
-    if row.error:
-        lines.append(Content.from_markup("[$error]$e[/]", e=row.error))
+    if row.error:  # said once, here: the stage's line and the report leave it out
+        lines.append(Content.styled(cause_line(row.error), "bold $error"))
+        rest = row.error.splitlines()[1:]
+        if rest:
+            lines.append(Content.styled("\n".join(rest), "$error"))
     for stage, (ok, took, detail) in row.stages.items():
         mark = ("ok      ", "$success") if ok else ("failed  ", "$error")
+        if row.error and not ok and said(detail, row.error):
+            detail = ""
         lines.append(line(f"  {stage:<10} ", mark, f"{seconds(took):>8}  ", (detail, "dim")))
     return Content("\n").join(lines)
+
+
+def said(text: str | None, error: str | None) -> bool:
+    """`text` says nothing `error` has not: the stored error holds its message (any prefix aside)."""
+    if not text or not error:
+        return False
+    message = text.strip().splitlines()[0] if text.strip() else ""
+    return bool(message) and (message in error or split_error(message)[2] in error)
+
+
+def trust_lines(report: Report) -> Content:
+    """The trust flags, before the numbers (trust.py)."""
+    style = {"ok": "$success", "warn": "$warning", "bad": "bold $error"}
+    return Content("\n").join(line((f"{name:<14}", "bold"), (text, style[level]))
+                              for name, text, level in trust_flags(report))
 
 
 def shape_text(value: Any) -> str:
@@ -78,7 +100,7 @@ def shape_text(value: Any) -> str:
 
 def conversion_fields(conversion: Mapping[str, Any]) -> list[tuple[str, str]]:
     out = []
-    if "converter" in conversion:
+    if conversion.get("converter"):
         version = conversion.get("converter_version")
         out.append(("converter", f"{conversion['converter']}" + (f" {version}" if version else "")))
     if isinstance(conversion.get("seconds"), (int, float)):
@@ -92,19 +114,22 @@ def conversion_fields(conversion: Mapping[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
-def report_lines(path: Path, report: Report | Mapping[str, Any]) -> Content:
+def report_lines(path: Path, report: Report | Mapping[str, Any], error: str | None = None) -> Content:
+    """A report's block: its trust flags first, then the numbers; `error` (the unit's, already shown
+    above) is not repeated."""
     if not isinstance(report, Report):
         report = parse_report(report, path.name)
-    lines = [Content.from_markup("[b]$name[/]", name=path.name)]
+    lines = [Content.from_markup("[b]$name[/]", name=path.name), trust_lines(report)]
     lines.append(fields([("valid", ("yes", "$success") if report.valid else ("no", "$error")),
                          ("device", str(report.device_type or "-")),
                          ("os", str(report.os_version or "-")),
                          ("emulator", yes_no(report.emulator))]))
-    if report.error_message:
+    if report.error_message and not said(str(report.error_message), error):
         lines.append(Content.from_markup("[$error]$e[/]", e=str(report.error_message)))
-    shape = [report.in_dim_0, report.in_dim_1, report.in_dim_2, report.in_dim_3]
-    lines.append(fields([("input", shape_text([s for s in shape if s is not None])),
-                         ("output", shape_text(report.output_shapes))]))
+    shape = [s for s in (report.in_dim_0, report.in_dim_1, report.in_dim_2, report.in_dim_3) if s is not None]
+    if shape or report.output_shapes:  # a unit that failed before it had shapes: no "input ()"
+        lines.append(fields([("input", shape_text(shape) if shape else "-"),
+                             ("output", shape_text(report.output_shapes))]))
     if "conversion" in report.model_fields_set:
         conversion = report.conversion.model_dump(mode="json", exclude_unset=True)
         lines.append(line(("conversion  ", "bold"), fields(conversion_fields(conversion))))
@@ -171,8 +196,9 @@ class ModelDetailScreen(Screen):
             reports = find_reports(self.view.run_dir, self.model)
             if not reports:
                 yield Static(Content.from_markup("[dim]no report yet[/]"), classes="detail-block")
+            row = self.view.models.get(self.model)
             for path, report in reports:
-                yield Static(report_lines(path, report), classes="detail-block")
+                yield Static(report_lines(path, report, row.error if row else None), classes="detail-block")
                 samples = report.benchmark.samples_ns
                 if samples:
                     samples_ms = [float(s) / 1e6 for s in samples]
