@@ -86,3 +86,13 @@ def test_a_unix_socket_in_the_model_folder_is_not_reachable(capped):
 def test_a_normal_model_converts_under_the_same_caps(capped):
     report = capped["reports"]["normal_cnn"]
     assert report["valid"] is True, report["error_message"]
+
+
+def test_doctor_says_which_caps_are_in_effect():
+    if not sandbox_here():
+        pytest.skip(SKIP_REASON)
+    out = nnlite(["doctor"], {"NNLITE_SANDBOX_SCRATCH_MB": "300"}).stdout.decode()
+    assert "  scratch:      a tmpfs of 300 MB" in out
+    assert "  unix sockets: refused" in out
+    memory = next(line for line in out.splitlines() if line.startswith("  memory:"))
+    assert ("by the kernel, a memory cgroup" in memory) == (os.geteuid() == 0), memory
