@@ -18,7 +18,8 @@ def report(run_dir: str, fmt: str, output: str | None) -> None:
     """Re-export RUN_DIR's reports: a CSV summary, JSON lines, LEMUR's ab/nn/stat/run layout, or one
     self-contained HTML page (plots, a sortable table, per-model details) that opens offline."""
     from nnlite_tui.core.report.document import to_csv, write_lemur
-    from nnlite_tui.core.run_dir import load_reports
+    from nnlite_tui.core.run_dir import REPORTS_DIR, load_reports
+    from nnlite_tui.core.safe_paths import UnsafePath
     from nnlite_tui.core.report.summary import summary_rows
 
     path = Path(run_dir)
@@ -31,7 +32,10 @@ def report(run_dir: str, fmt: str, output: str | None) -> None:
         raise click.ClickException(str(exc)) from None
     if fmt == "lemur":
         out = Path(output) if output else path / "lemur"
-        written = write_lemur(reports, out)
+        try:
+            written = write_lemur(reports, out, sorted((path / REPORTS_DIR).glob("*.json")))
+        except UnsafePath as exc:
+            raise click.ClickException(f"{exc}; nothing written") from None
         click.echo(f"wrote {len(written)} LEMUR report(s) under {out / 'ab' / 'nn' / 'stat' / 'run'}")
         return
     if fmt == "csv":

@@ -16,6 +16,7 @@ from textual.widgets import Footer, Sparkline, Static
 from nnlite_tui.core.names import short_name
 from nnlite_tui.core.report.energy import EnergyFigure, energy_of
 from nnlite_tui.core.run_dir import reports_of
+from nnlite_tui.core.text_safety import printable
 from nnlite_tui.tui.formatting import byte_size, fields, line, milliseconds, seconds, tiny, yes_no
 from nnlite_tui.tui.widgets.op_bars import OpBars
 from nnlite_tui.tui.widgets.precision_table import PrecisionTable, base_of, precision_rows
@@ -62,7 +63,7 @@ def summary(row: ModelRow | None, model: str) -> Content:
     if row.median_ms is not None:
         lines.append(fields([("median", milliseconds(row.median_ms))]))
     if row.error:
-        lines.append(Content.from_markup("[$error]$e[/]", e=row.error))
+        lines.append(Content.from_markup("[$error]$e[/]", e=printable(row.error, keep_newlines=True)))
     for stage, (ok, took, detail) in row.stages.items():
         mark = ("ok      ", "$success") if ok else ("failed  ", "$error")
         lines.append(line(f"  {stage:<10} ", mark, f"{seconds(took):>8}  ", (detail, "dim")))
@@ -95,14 +96,14 @@ def conversion_fields(conversion: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def report_lines(path: Path, report: dict[str, Any]) -> Content:
-    lines = [Content.from_markup("[b]$name[/]", name=path.name)]
+    lines = [Content.from_markup("[b]$name[/]", name=printable(path.name))]
     valid = report.get("valid")
     lines.append(fields([("valid", ("yes", "$success") if valid else ("no", "$error")),
                          ("device", str(report.get("device_type") or "-")),
                          ("os", str(report.get("os_version") or "-")),
                          ("emulator", yes_no(report.get("emulator")))]))
     if report.get("error_message"):
-        lines.append(Content.from_markup("[$error]$e[/]", e=str(report["error_message"])))
+        lines.append(Content.from_markup("[$error]$e[/]", e=printable(report["error_message"], keep_newlines=True)))
     shape = [report.get(f"in_dim_{i}") for i in range(4)]
     output = find_key(report, "output_shapes") or find_key(report, "out_shape")
     lines.append(fields([("input", shape_text([s for s in shape if s is not None])),
@@ -187,4 +188,4 @@ class ModelDetailScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#detail").border_title = f"Model {short_name(self.model, max(16, self.size.width - 12))}"
+        self.query_one("#detail").border_title = f"Model {short_name(printable(self.model), max(16, self.size.width - 12))}"

@@ -15,6 +15,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from nnlite_tui.core.text_safety import printable
 from nnlite_tui.tui.formatting import line, milliseconds, sig3
 from nnlite_tui.core.names import short_name
 from nnlite_tui.tui.results import ParamCache, device_figures, failure_groups, failures_by_stage, scatter
@@ -112,9 +113,10 @@ class ResultsScreen(Screen):
                               str(count)))
             shown = groups.get(stage, [])[:ERRORS_PER_STAGE]
             for group in shown:
-                example = short_name(group.example, EXAMPLE_WIDTH)
+                example = short_name(printable(group.example), EXAMPLE_WIDTH)
                 room = width - 8 - len(example) - 2
-                message = group.message if len(group.message) <= room else group.message[:max(1, room - 1)] + "…"
+                message = printable(group.message)
+                message = message if len(message) <= room else message[:max(1, room - 1)] + "…"
                 lines.append(line(f"{group.count:>6}  ", message.ljust(room) + "  ", (example, "dim")))
             others = len(groups.get(stage, [])) - len(shown)
             if others > 0:

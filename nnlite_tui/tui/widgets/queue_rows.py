@@ -15,6 +15,7 @@ from textual.strip import Strip
 
 from nnlite_tui.core.names import cut_end
 from nnlite_tui.core.outcomes import without_module_path
+from nnlite_tui.core.text_safety import printable
 from nnlite_tui.tui.formatting import sig3
 from nnlite_tui.tui.state import ModelRow
 
@@ -76,7 +77,7 @@ def draw_cells(columns: list[Column], cells: list[tuple[str, Style]], base: Styl
     segments = [(" ", base)]  # a margin inside the pane's border
     last = len(columns) - 1
     for n, (column, (text, style)) in enumerate(zip(columns, cells)):
-        cell = fit(text, column.width, column.right, column.cut)
+        cell = fit(printable(text), column.width, column.right, column.cut)
         if column.right:
             # right-aligned: the leading blanks go to the end of the previous cell
             padded = cell.lstrip(" ")
