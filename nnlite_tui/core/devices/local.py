@@ -208,6 +208,7 @@ class LocalDevice:
                     result = json.load(f)
             finally:
                 proc.release()
+            result["model_path"] = artifact.path  # not the copy a sandboxed process loaded
             if code != 0:  # died in the profiled pass, after saving the timed result
                 from nnlite_tui.core.ops.block import SCHEMA_VERSION as OPS_SCHEMA_VERSION
 
