@@ -56,6 +56,7 @@ def histogram(samples_ms: list[float], bins: int = HISTOGRAM_BINS, width: int = 
 
 
 def summary(row: ModelRow | None, model: str) -> Content:
+    model = printable(model)
     if row is None:
         return line((model + "  ", "bold"), "not in this run")
     lines = [line((model + "  ", "bold"), fields([("status", row.status), ("try", str(row.attempt)),
@@ -66,7 +67,7 @@ def summary(row: ModelRow | None, model: str) -> Content:
         lines.append(Content.from_markup("[$error]$e[/]", e=printable(row.error, keep_newlines=True)))
     for stage, (ok, took, detail) in row.stages.items():
         mark = ("ok      ", "$success") if ok else ("failed  ", "$error")
-        lines.append(line(f"  {stage:<10} ", mark, f"{seconds(took):>8}  ", (detail, "dim")))
+        lines.append(line(f"  {stage:<10} ", mark, f"{seconds(took):>8}  ", (printable(detail), "dim")))
     return Content("\n").join(lines)
 
 
