@@ -172,7 +172,7 @@ def sweep() -> None:
                 continue  # busy: its sandbox still runs
 
 
-def describe(cap_mb: int | None = None) -> str:
+def describe() -> str:
     """One line for `nnlite doctor`: how the memory cap is enforced here."""
     found = parent_cgroup()
     if found is None:
