@@ -101,12 +101,20 @@ class Launch:
     argv: list[str]
     cap: ProcessCap
     env: dict[str, str]  # the environment to start argv with (bwrap's own, or the process's without it)
-    pass_fds: tuple[int, ...] = ()  # to keep open in the started process (bwrap's seccomp program)
+    fds: tuple[int, ...] = ()  # to keep open in the started process (bwrap's seccomp program)
+
+    @property
+    def pass_fds(self) -> tuple[int, ...]:
+        """The descriptors to pass to a start of argv, each read from its start (bwrap reads to the end,
+        and the offset is shared: a second start from the same Launch would read nothing)."""
+        for fd in self.fds:
+            os.lseek(fd, 0, os.SEEK_SET)
+        return self.fds
 
     def release(self) -> None:
-        for fd in self.pass_fds:
+        for fd in self.fds:
             os.close(fd)
-        self.pass_fds = ()
+        self.fds = ()
         self.cap.release()
 
 
