@@ -42,6 +42,9 @@ def compare(before: str, after: str | None, by: str, runtimes: str, threshold: f
     of their medians and its 95% bootstrap confidence interval from the raw samples; lists what is
     only in one run. With --by runtime, compare two runtimes within run BEFORE the same way. Reads
     reports only; nothing is re-run."""
+    if after is not None and Path(before).resolve() == Path(after).resolve():
+        raise click.UsageError(f"BEFORE and AFTER are the same run ({before}): a run compared with itself shows "
+                               "no change; give two runs, or use --by runtime within one")
     from nnlite_tui.core.report.compare import compare_runs
     from nnlite_tui.core.report.compare_format import to_csv, to_html, to_table
 

@@ -12,7 +12,7 @@ COLUMNS = ("serial", "kind", "state", "model", "android", "abi")
 
 
 def collect() -> dict:
-    from nnlite_tui.core.devices import adb, emulator
+    from nnlite_tui.core.devices import adb, adb_link, emulator
     from nnlite_tui.core.devices.base import DeviceError
     from nnlite_tui.core.devices.local import host_info
 
@@ -24,6 +24,11 @@ def collect() -> dict:
         rows += [adb.describe(d["serial"], d["state"]) for d in adb.attached()]
     except DeviceError as err:
         notes.append(f"adb: {err}")
+    started = adb_link.started_here()
+    if started is not None:  # left running by design: the next command finds its devices at once
+        notes.append(f"adb: nothing answered on port {started[0]}, so this command started an adb server there "
+                     f"(pid {started[1] or 'unknown'}); it keeps running for the next commands "
+                     f"(`adb -P {started[0]} kill-server` stops it)")
     try:
         avds = emulator.list_avds()
     except emulator.EmulatorError as err:

@@ -26,10 +26,7 @@ def report(run_dir: str, fmt: str, output: str | None) -> None:
     if fmt == "html":
         _write_html(path, Path(output) if output else path / "report.html")
         return
-    try:
-        reports = load_reports(path)
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
+    reports = load_reports(path)  # an unreadable report is ReportError: exit 3 naming the file (errors.py)
     if fmt == "lemur":
         out = Path(output) if output else path / "lemur"
         try:
@@ -52,10 +49,16 @@ def report(run_dir: str, fmt: str, output: str | None) -> None:
 def _write_html(run_dir: Path, out: Path) -> None:
     from nnlite_tui.core.report.html_report import build_html
     from nnlite_tui.core.report.rows import load_run
+    from nnlite_tui.core.run_dir import ReportError
+    from nnlite_tui.core.store.files import StoreError
 
     try:
         run = load_run(run_dir)
+    except ReportError:
+        raise  # exit 3 naming the file (errors.py)
     except ValueError as exc:
+        if isinstance(exc.__context__, StoreError):  # load_run re-raises it as a ValueError
+            raise exc.__context__ from None
         raise click.ClickException(str(exc)) from None
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")

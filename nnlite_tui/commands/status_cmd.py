@@ -9,7 +9,6 @@ from pathlib import Path
 import click
 
 from nnlite_tui.core.text_safety import printable
-from nnlite_tui.exit_codes import ExitCode
 
 LINE_WIDTH = 160
 NAME_WIDTH = 48
@@ -32,8 +31,8 @@ def status(run_dir: str, n_events: int) -> None:
     try:
         config, records = load_snapshot(path)
     except StoreError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(ExitCode.STATE)
+        from nnlite_tui.errors import report
+        sys.exit(report(exc))
     pid = runner_pid(path)
     counts = {s: 0 for s in STATUSES}
     for rec in records:
@@ -42,6 +41,9 @@ def status(run_dir: str, n_events: int) -> None:
     state = f"live (pid {pid}){', PAUSED' if paused else ''}" if pid else "not running"
     click.echo(printable(f"run {path}  [{state}]  {len(records)} models"))
     click.echo("  " + "  ".join(f"{s} {counts[s]}" for s in STATUSES))
+    for problem in unreadable_reports(path)[:5]:
+        click.echo(printable(f"  warning: {problem}; the next `nnlite run` on this directory measures that unit "
+                             f"again"))
     failed = [r for r in records if r.get("status") == "failed"][:5]
     for rec in failed:
         err = rec.get("error") or {}
@@ -51,6 +53,19 @@ def status(run_dir: str, n_events: int) -> None:
         click.echo("last events:")
     for ev in shown:
         click.echo(event_line(ev))
+
+
+def unreadable_reports(run_dir: Path) -> list[str]:
+    """What is wrong with each report file that cannot be read (named)."""
+    from nnlite_tui.core.run_dir import REPORTS_DIR, ReportError, read_report
+
+    problems = []
+    for path in sorted((run_dir / REPORTS_DIR).glob("*.json")):
+        try:
+            read_report(path)
+        except ReportError as exc:
+            problems.append(str(exc))
+    return problems
 
 
 def event_line(event) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import os
 import platform
 import time
@@ -22,6 +21,7 @@ from nnlite_tui import __version__
 from nnlite_tui.core.outcomes import BenchResult, ConversionResult, StageError
 from nnlite_tui.core.report.energy import SUMMARY_COLUMNS as ENERGY_COLUMNS
 from nnlite_tui.core.report.energy import lemur_extra, summary_columns
+from nnlite_tui.core.report import strict_json
 from nnlite_tui.core.run_dir import safe_name
 from nnlite_tui.core.runtimes import DEFAULT_RUNTIME
 from nnlite_tui.core.safe_paths import inside
@@ -187,7 +187,7 @@ def write_json_atomic(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w") as f:
-        json.dump(data, f, indent=1, default=str)
+        f.write(strict_json.dumps(data, indent=1, default=str))  # no bare NaN: strict parsers read it
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)

@@ -26,6 +26,7 @@ from nnlite_tui.core.events import TERMINAL, DeviceState, RoundFinished, Recover
 from nnlite_tui.core.outcomes import Artifact, Benchmarked, BenchJob, BenchResult, Cancelled, Failed, Retry
 from nnlite_tui.core.run import round_files
 from nnlite_tui.core.run.scheduling import SHARED
+from nnlite_tui.core.run.unit_faults import run_unit
 
 if TYPE_CHECKING:
     from nnlite_tui.core.convert.step import Attempt
@@ -55,7 +56,13 @@ class DeviceWork:
                 return
             if self.references[serial].due(time.monotonic()):
                 self._time_reference(device)
-            self._benchmark(device, job)
+            run_unit(job.name, lambda: self._benchmark(device, job), disk=self.disk,
+                     requeue=lambda: self._requeue_job(serial, job), fail=lambda why: self._fail_alone(job.name, why))
+
+    def _requeue_job(self, serial: str, job: BenchJob) -> None:
+        """The round again once the disk takes writes (unit_faults.py)."""
+        self.disk.wait_for_room(self.control.stop_after_current)
+        self.work.put_job(SHARED if self.cfg.distribute else serial, job, ready_at=time.monotonic() + 1.0)
 
     # ----- one round of a unit -----
     def _benchmark(self, device: Device, job: BenchJob) -> None:

@@ -44,6 +44,7 @@ from nnlite_tui.core.run.recovery import RecoveryPolicy, ReexecRequested
 from nnlite_tui.core.report.document import build_report, write_json_atomic
 from nnlite_tui.core.run_dir import artifact_path, log_path, report_path
 from nnlite_tui.core.run.resume import models_to_do
+from nnlite_tui.core.run.unit_faults import run_unit
 from nnlite_tui.core.run_dir import PID_FILE
 from nnlite_tui.core.run.watch import RunWatch
 from nnlite_tui.core.run.scheduling import SHARED, WorkQueue
@@ -79,6 +80,7 @@ class Pipeline(DeviceWork):
         cache_dir = Path(converter.cache.root)
         self.disk = DiskGuard([self.run_dir, cache_dir], self.emit, min_free_bytes=cfg.min_free_bytes,
                               cache_dir=cache_dir)
+        self.disk.on_expired = lambda: self.control.request_stop(now=False)
         self.reporter: Reporter = MultiReporter()  # nobody listens before run()
         self.control = Control()
         self.recovery = RecoveryPolicy(cfg, self.reporter, self.control.stop_now, list(self.devices))
@@ -95,7 +97,8 @@ class Pipeline(DeviceWork):
         pid_path.write_text(str(os.getpid()))
         channel = ControlChannel(self.run_dir)
         channel.skip_existing()
-        queued = models_to_do(self.store, list(self.specs.values()), retry_failed=self.cfg.retry_failed)
+        queued = models_to_do(self.store, list(self.specs.values()), retry_failed=self.cfg.retry_failed,
+                              warn=lambda msg: self.emit(Recovery(action="remeasure", target="report", detail=msg)))
         resumed = len(queued) < len(self.order) or any((self._record(n).get("attempts") or 0) > 0 for n in queued)
         self.emit(RunStarted(run_dir=str(self.run_dir), models=tuple(self.order), devices=tuple(self.devices),
                              resumed=resumed, holds_conversions=self.isolation.method == "pause"
@@ -156,7 +159,20 @@ class Pipeline(DeviceWork):
             if control.stopping:  # asked to stop while we waited: leave it queued for the next run
                 self.work.release_slot(name)
                 return
-            self._convert(self.specs[name])
+            run_unit(name, lambda: self._convert(self.specs[name]), disk=self.disk,
+                     requeue=lambda: self._requeue_unit(name), fail=lambda why: self._fail_alone(name, why))
+
+    def _requeue_unit(self, name: str) -> None:
+        """Back to the queue after the disk refused its files, the attempt not counted (unit_faults.py)."""
+        attempts = max(0, int(self._record(name).get("attempts") or 0) - 1)
+        self.work.release_slot(name)
+        self.disk.wait_for_room(self.control.stop_after_current)  # its state can only be saved once there is room
+        self.store.transition(name, "queued", attempts=attempts)
+        self.emit(ModelStatus(model=name, status="queued", attempt=attempts))
+        self.work.requeue(name)
+
+    def _fail_alone(self, name: str, why: str) -> None:
+        self._finish(name, "failed", error=StageError(stage="files", type="OSError", message=why))
 
     def _convert(self, spec: ModelSpec) -> None:
         name = spec.name

@@ -2,22 +2,37 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 from nnlite_tui.core.events import TERMINAL
+from nnlite_tui.core.run.unit_faults import is_environmental
+from nnlite_tui.core.run_dir import REPORTS_DIR, ReportError, read_report, safe_name
 from nnlite_tui.core.spec import ModelSpec
 from nnlite_tui.core.store import RunStore
 
 
-def models_to_do(store: RunStore, specs: list[ModelSpec], *, retry_failed: bool = False) -> list[str]:
+def models_to_do(store: RunStore, specs: list[ModelSpec], *, retry_failed: bool = False,
+                 warn: Callable[[str], None] = lambda msg: None) -> list[str]:
     """Add the run's models to the store and return, in order, those not yet terminal.
 
     A model that was in flight when the last run stopped is redone from the start (its
     conversion comes back from the cache). With `retry_failed`, failed models start again.
+    A model that failed because of the environment (a full disk, a device gone offline: unit_faults.py)
+    starts again without it. A done model whose report cannot be read is measured again (the bad file is kept aside, named).
     """
+    run_dir = store.path.parent
     store.add_models([{"name": s.name, "spec": s.to_dict()} for s in specs])
     queued = []
     for spec in specs:
         status = (store.get(spec.name) or {}).get("status", "queued")
-        if status == "failed" and retry_failed:
+        error = (store.get(spec.name) or {}).get("error")
+        if status == "failed" and (retry_failed or is_environmental(error)):
+            if not retry_failed:
+                warn(f"{spec.name} failed for want of disk or device ({error.get('message')}); retrying it")
+            store.update(spec.name, attempts=0, error=None, devices={})
+            status = "queued"
+        if status == "done" and _set_aside_bad_reports(run_dir, spec.name, warn):
             store.update(spec.name, attempts=0, error=None, devices={})
             status = "queued"
         if status in TERMINAL:
@@ -26,3 +41,17 @@ def models_to_do(store: RunStore, specs: list[ModelSpec], *, retry_failed: bool 
             store.transition(spec.name, "queued")
         queued.append(spec.name)
     return queued
+
+
+def _set_aside_bad_reports(run_dir: Path, unit: str, warn: Callable[[str], None]) -> bool:
+    """Rename the unit's unreadable reports to <name>.corrupt (kept for the user to look at); True if any."""
+    bad = False
+    for path in sorted((run_dir / REPORTS_DIR).glob(safe_name(unit) + "__*.json")):  # no glob characters in a safe name
+        try:
+            read_report(path)
+        except ReportError as exc:
+            aside = path.with_name(path.name + ".corrupt")
+            path.replace(aside)
+            warn(f"{exc}; kept as {aside.name}, and {unit} is measured again")
+            bad = True
+    return bad
