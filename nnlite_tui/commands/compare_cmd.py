@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from nnlite_tui.core.text_safety import printable
+
 from nnlite_tui.exit_codes import ExitCode
 
 EPILOG = """\b
@@ -70,8 +72,8 @@ def compare(before: str, after: str | None, by: str, runtimes: str, threshold: f
         Path(output).write_text(text, encoding="utf-8")
         click.echo(f"wrote {output}", err=True)
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(printable(text, keep_newlines=True) if fmt != "html" else text)
     if fail_on_regression and cmp.regressions:
         names = ", ".join(f"{p.before.model} ({p.change})" for p in cmp.regressions[:10])
-        click.echo(f"{len(cmp.regressions)} regression(s): {names}", err=True)
+        click.echo(printable(f"{len(cmp.regressions)} regression(s): {names}"), err=True)
         sys.exit(ExitCode.REGRESSION)

@@ -6,6 +6,8 @@ import json
 
 import click
 
+from nnlite_tui.core.text_safety import printable
+
 COLUMNS = ("serial", "kind", "state", "model", "android", "abi")
 
 
@@ -75,17 +77,17 @@ def devices(as_json: bool, cluster: str | None) -> None:
     if as_json:
         click.echo(json.dumps(data, indent=1))
         return
-    rows = [{k: ("" if r.get(k) is None else str(r[k])) for k in COLUMNS} for r in data["devices"]]
+    rows = [{k: ("" if r.get(k) is None else printable(r[k])) for k in COLUMNS} for r in data["devices"]]
     widths = {k: max(len(k), *(len(r[k]) for r in rows)) for k in COLUMNS}
     click.echo("  ".join(k.upper().ljust(widths[k]) for k in COLUMNS).rstrip())
     node = None
     for r, raw in zip(rows, data["devices"]):
         if raw.get("node") is not None and raw["node"] != node:
             node = raw["node"]
-            click.echo(f"-- node {node}")
+            click.echo(printable(f"-- node {node}"))
         click.echo("  ".join(r[k].ljust(widths[k]) for k in COLUMNS).rstrip())
     if data["avds"] is not None:
         click.echo(f"\nAVDs: {', '.join(data['avds']) or 'none'} (start one with --device emulator:<AVD> "
                    "or `nnlite emulator start <AVD>`)")
     for note in data["notes"]:
-        click.echo(f"\n{note}")
+        click.echo("\n" + printable(note))

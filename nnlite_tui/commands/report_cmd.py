@@ -19,6 +19,8 @@ def report(run_dir: str, fmt: str, output: str | None) -> None:
     self-contained HTML page (plots, a sortable table, per-model details) that opens offline."""
     from nnlite_tui.core.report.document import to_csv, write_lemur
     from nnlite_tui.core.results import load_reports
+    from nnlite_tui.core.run_dir import REPORTS_DIR
+    from nnlite_tui.core.safe_paths import UnsafePath
     from nnlite_tui.core.report.summary import summary_rows
 
     path = Path(run_dir)
@@ -28,7 +30,10 @@ def report(run_dir: str, fmt: str, output: str | None) -> None:
     reports = load_reports(path)  # an unreadable report is ReportError: exit 3 naming the file (errors.py)
     if fmt == "lemur":
         out = Path(output) if output else path / "lemur"
-        written = write_lemur(reports, out)
+        try:
+            written = write_lemur(reports, out, sorted((path / REPORTS_DIR).glob("*.json")))
+        except UnsafePath as exc:
+            raise click.ClickException(f"{exc}; nothing written") from None
         click.echo(f"wrote {len(written)} LEMUR report(s) under {out / 'ab' / 'nn' / 'stat' / 'run'}")
         return
     if fmt == "csv":

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from nnlite_tui.core.text_safety import printable
 
 LINE_WIDTH = 160
 NAME_WIDTH = 48
@@ -38,14 +39,15 @@ def status(run_dir: str, n_events: int) -> None:
         counts[rec.get("status", "queued")] = counts.get(rec.get("status", "queued"), 0) + 1
     paused = was_paused(path) if pid else False
     state = f"live (pid {pid}){', PAUSED' if paused else ''}" if pid else "not running"
-    click.echo(f"run {path}  [{state}]  {len(records)} models")
+    click.echo(printable(f"run {path}  [{state}]  {len(records)} models"))
     click.echo("  " + "  ".join(f"{s} {counts[s]}" for s in STATUSES))
     for problem in unreadable_reports(path)[:5]:
-        click.echo(f"  warning: {problem}; the next `nnlite run` on this directory measures that unit again")
+        click.echo(printable(f"  warning: {problem}; the next `nnlite run` on this directory measures that unit "
+                             f"again"))
     failed = [r for r in records if r.get("status") == "failed"][:5]
     for rec in failed:
         err = rec.get("error") or {}
-        click.echo(f"  failed {rec['name']}: {err.get('stage')}: {err.get('type')}: {err.get('message')}")
+        click.echo(printable(f"  failed {rec['name']}: {err.get('stage')}: {err.get('type')}: {err.get('message')}"))
     shown = last_events(path, n_events)
     if shown:
         click.echo("last events:")
@@ -71,5 +73,5 @@ def event_line(event) -> str:
         if isinstance(d.get(key), str):
             d[key] = short_name(d[key], NAME_WIDTH)
     detail = " ".join(f"{k}={v}" for k, v in d.items() if v not in (None, "", [], {}, ()) and k not in ("models",))
-    line = f"  {time.strftime('%H:%M:%S', time.localtime(ts))} {kind} {detail}"
+    line = printable(f"  {time.strftime('%H:%M:%S', time.localtime(ts))} {kind} {detail}")
     return cut_end(line, LINE_WIDTH)

@@ -26,6 +26,7 @@ from nnlite_tui.core.results.model import (LEMUR_KEYS, SCHEMA, SCHEMA_VERSION, A
 from nnlite_tui.core.results.upgrade import parse_report
 from nnlite_tui.core.run_dir import safe_name
 from nnlite_tui.core.runtimes import DEFAULT_RUNTIME
+from nnlite_tui.core.safe_paths import inside
 from nnlite_tui.core.sources.units import model_of
 from nnlite_tui.core.spec import ModelSpec
 
@@ -228,10 +229,12 @@ def to_csv(rows: list[dict[str, Any]]) -> str:
     return buf.getvalue()
 
 
-def write_lemur(reports: list[dict[str, Any]], out_dir: Path) -> list[Path]:
-    """LEMUR's import layout: ab/nn/stat/run/<task>_<nn>/<device>.json with the NN-Lite keys only."""
-    written = []
-    for report in reports:
+def write_lemur(reports: list[dict[str, Any]], out_dir: Path, sources: list[Path] | None = None) -> list[Path]:
+    """LEMUR's import layout: ab/nn/stat/run/<task>_<nn>/<device>.json with the NN-Lite keys only.
+    Every path is checked to stay under out_dir before anything is written (UnsafePath names the
+    report, from `sources` when given)."""
+    planned = []
+    for n, report in enumerate(reports):
         model = report.get("model") or {}
         task = model.get("task") or "img-classification"
         device = report.get("device") or {}
@@ -244,9 +247,12 @@ def write_lemur(reports: list[dict[str, Any]], out_dir: Path) -> list[Path]:
         tail = "".join(f"_{part}" for part in (runtime if runtime != DEFAULT_RUNTIME else "",
                                                 precision if precision != "fp32" else "") if part)
         name = name[: -len(".json")] + f"{tail}.json"
-        path = out_dir / "ab" / "nn" / "stat" / "run" / f"{task}_{nn}" / name
-        write_json_atomic(path, {**{k: report.get(k) for k in LEMUR_KEYS}, "model_name": nn, "precision": precision,
-                                 "runtime": runtime, "runtime_version": report.get("runtime_version"),
-                                 **lemur_extra(report)})
-        written.append(path)
-    return written
+        source = sources[n] if sources else f"report {n + 1} ({str(report.get('model_name'))[:80]!r})"
+        path = inside(out_dir / "ab" / "nn" / "stat" / "run",
+                      [(f"{task}_{nn}", "model.task and model_name"), (name, "device, runtime and precision")], source)
+        planned.append((path, {**{k: report.get(k) for k in LEMUR_KEYS}, "model_name": nn, "precision": precision,
+                               "runtime": runtime, "runtime_version": report.get("runtime_version"),
+                               **lemur_extra(report)}))
+    for path, data in planned:
+        write_json_atomic(path, data)
+    return [path for path, _ in planned]

@@ -8,6 +8,7 @@ from nnlite_tui.core.report.document import summary_row, to_csv
 from nnlite_tui.core.results import Report, RunResults
 from nnlite_tui.core.runtimes import DEFAULT_RUNTIME
 from nnlite_tui.core.store.files import load_snapshot
+from nnlite_tui.core.text_safety import printable
 
 SUMMARY_FILE = "summary.csv"
 
@@ -107,8 +108,9 @@ def print_table(path: Path, limit: int = 40) -> None:
         med = f"{float(r['median_ms']):.3f}" if r.get("median_ms") else ""
         p90 = f"{float(r['p90_ms']):.3f}" if r.get("p90_ms") else ""
         mj = f" {float(r['energy_per_inference_mj']):>9.4g}" if r.get("energy_per_inference_mj") else f" {'':>9}"
-        click.echo(f"{(r['model'] or '')[:width]:<{width}}  {r['status']:<8} {(r.get('device') or '')[:14]:<14} "
-                   f"{med:>10} {p90:>10}{mj if energy else ''}  {_note(r)[:90]}")
+        click.echo(f"{printable(r['model'] or '')[:width]:<{width}}  {r['status']:<8} "
+                   f"{printable(r.get('device') or '')[:14]:<14} {med:>10} {p90:>10}{mj if energy else ''}  "
+                   f"{printable(_note(r))[:90]}")
     if len(rows) > limit:
         click.echo(f"... {len(rows) - limit} more rows in {path}")
     counts: dict[str, int] = {}

@@ -8,6 +8,7 @@ import threading
 import time
 from typing import TextIO
 
+from nnlite_tui.core.text_safety import printable
 from nnlite_tui.core.events import (TERMINAL, DeviceState, Event, ModelStatus, Recovery, RunControl, RunFinished,
                                     RunStarted)
 from nnlite_tui.core.names import short_name
@@ -49,7 +50,7 @@ class ConsoleReporter:
         if self._line_shown:
             self.stream.write("\r\x1b[2K")
             self._line_shown = False
-        self.stream.write(text + "\n")
+        self.stream.write(printable(text) + "\n")
         self.stream.flush()
 
     def _progress_line(self) -> None:
@@ -71,7 +72,7 @@ class ConsoleReporter:
         what, name = self.current
         room = shutil.get_terminal_size((120, 24)).columns - 1 - len(line) - len(what) - 1
         if what:
-            line += f"{what} {short_name(name, max(MIN_NAME, room))}"
+            line += f"{what} {short_name(printable(name), max(MIN_NAME, room))}"
         self.stream.write("\r\x1b[2K" + line)
         self.stream.flush()
         self._line_shown = True

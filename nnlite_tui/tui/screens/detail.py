@@ -18,6 +18,7 @@ from nnlite_tui.core.names import short_name
 from nnlite_tui.core.report.energy import EnergyFigure, energy_of
 from nnlite_tui.core.results import Report, open_results, parse_report
 from nnlite_tui.tui.failure import cause_line, split_error
+from nnlite_tui.core.text_safety import printable
 from nnlite_tui.tui.formatting import byte_size, fields, line, milliseconds, seconds, tiny, yes_no
 from nnlite_tui.tui.widgets.op_bars import OpBars
 from nnlite_tui.tui.widgets.precision_table import PrecisionTable, base_of, precision_rows
@@ -55,6 +56,7 @@ def histogram(samples_ms: list[float], bins: int = HISTOGRAM_BINS, width: int = 
 
 
 def summary(row: ModelRow | None, model: str) -> Content:
+    model = printable(model)
     if row is None:
         return line((model + "  ", "bold"), "not in this run")
     lines = [line((model + "  ", "bold"), fields([("status", row.status), ("try", str(row.attempt)),
@@ -62,15 +64,15 @@ def summary(row: ModelRow | None, model: str) -> Content:
     if row.median_ms is not None:
         lines.append(fields([("median", milliseconds(row.median_ms))]))
     if row.error:  # said once, here: the stage's line and the report leave it out
-        lines.append(Content.styled(cause_line(row.error), "bold $error"))
+        lines.append(Content.styled(printable(cause_line(row.error)), "bold $error"))
         rest = row.error.splitlines()[1:]
         if rest:
-            lines.append(Content.styled("\n".join(rest), "$error"))
+            lines.append(Content.styled(printable("\n".join(rest), keep_newlines=True), "$error"))
     for stage, (ok, took, detail) in row.stages.items():
         mark = ("ok      ", "$success") if ok else ("failed  ", "$error")
         if row.error and not ok and said(detail, row.error):
             detail = ""
-        lines.append(line(f"  {stage:<10} ", mark, f"{seconds(took):>8}  ", (detail, "dim")))
+        lines.append(line(f"  {stage:<10} ", mark, f"{seconds(took):>8}  ", (printable(detail), "dim")))
     return Content("\n").join(lines)
 
 
@@ -119,13 +121,13 @@ def report_lines(path: Path, report: Report | Mapping[str, Any], error: str | No
     above) is not repeated."""
     if not isinstance(report, Report):
         report = parse_report(report, path.name)
-    lines = [Content.from_markup("[b]$name[/]", name=path.name), trust_lines(report)]
+    lines = [Content.from_markup("[b]$name[/]", name=printable(path.name)), trust_lines(report)]
     lines.append(fields([("valid", ("yes", "$success") if report.valid else ("no", "$error")),
                          ("device", str(report.device_type or "-")),
                          ("os", str(report.os_version or "-")),
                          ("emulator", yes_no(report.emulator))]))
     if report.error_message and not said(str(report.error_message), error):
-        lines.append(Content.from_markup("[$error]$e[/]", e=str(report.error_message)))
+        lines.append(Content.from_markup("[$error]$e[/]", e=printable(str(report.error_message), keep_newlines=True)))
     shape = [s for s in (report.in_dim_0, report.in_dim_1, report.in_dim_2, report.in_dim_3) if s is not None]
     if shape or report.output_shapes:  # a unit that failed before it had shapes: no "input ()"
         lines.append(fields([("input", shape_text(shape) if shape else "-"),
@@ -211,4 +213,4 @@ class ModelDetailScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#detail").border_title = f"Model {short_name(self.model, max(16, self.size.width - 12))}"
+        self.query_one("#detail").border_title = f"Model {short_name(printable(self.model), max(16, self.size.width - 12))}"

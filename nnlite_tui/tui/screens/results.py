@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from nnlite_tui.tui.failure import cause_line
+from nnlite_tui.core.text_safety import printable
 from nnlite_tui.tui.formatting import line, milliseconds, sig3
 from nnlite_tui.core.names import short_name
 from nnlite_tui.tui.results import (ParamCache, Point, device_figures, failure_groups, failures_by_stage,
@@ -175,9 +176,9 @@ class ResultsScreen(Screen):
                               str(count)))
             shown = groups.get(stage, [])[:ERRORS_PER_STAGE]
             for group in shown:
-                example = short_name(group.example, EXAMPLE_WIDTH)
+                example = short_name(printable(group.example), EXAMPLE_WIDTH)
                 room = width - 8 - len(example) - 2
-                cause = cause_line(f"{stage}: {group.message}").removeprefix(f"{stage}: ")  # the class last
+                cause = cause_line(f"{stage}: {printable(group.message)}").removeprefix(f"{stage}: ")  # the class last
                 message = cause if len(cause) <= room else cause[:max(1, room - 1)] + "…"
                 lines.append(line(f"{group.count:>6}  ", message.ljust(room) + "  ", (example, "dim")))
             others = len(groups.get(stage, [])) - len(shown)

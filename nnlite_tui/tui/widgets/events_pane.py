@@ -16,6 +16,7 @@ from textual.widget import Widget
 from nnlite_tui.core.events import DeviceState, Event, ModelStatus, Recovery, RunControl, RunFinished, RunStarted
 from nnlite_tui.core.names import short_name
 from nnlite_tui.tui.failure import cause_line
+from nnlite_tui.core.text_safety import printable
 from nnlite_tui.tui.state import RunView
 from nnlite_tui.tui.widgets.borders import set_border_text
 
@@ -152,7 +153,7 @@ class EventsPane(Vertical, can_focus=True):
             return cached[1]
         style = SEVERITY_STYLE.get(severity(event), "$foreground")
         stamp = clock_time(event.ts) + " "
-        text = describe(event, now)
+        text = printable(describe(event, now))
         room = max(8, width - len(stamp))
         if len(text) > room:
             text = text[:room - 1] + "…"

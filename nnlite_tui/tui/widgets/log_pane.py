@@ -24,6 +24,7 @@ from textual.markup import escape
 from textual.strip import Strip
 
 from nnlite_tui.core.names import cut_end, short_name
+from nnlite_tui.core.text_safety import printable
 from nnlite_tui.tui.state import LOG_LINES_PER_MODEL, RunView
 from nnlite_tui.tui.widgets.borders import set_border_text
 from nnlite_tui.tui.widgets.frame_view import FrameView
@@ -34,7 +35,7 @@ CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
 
 def clean(line: str) -> str:
     """One printable line: tabs expanded, terminal escapes and control characters dropped."""
-    return CONTROL.sub("", line.expandtabs(4))[:MAX_WIDTH]
+    return printable(CONTROL.sub("", line.expandtabs(4)))[:MAX_WIDTH]
 
 
 class LogPane(FrameView, can_focus=True):
@@ -198,7 +199,7 @@ class LogPane(FrameView, can_focus=True):
             before = live.before()
             if before:
                 subtitle = cut_end(f"before: {before}", room - len(subtitle) - 3) + "  " + subtitle
-        set_border_text(self, escape(title), escape(subtitle))
+        set_border_text(self, escape(printable(title)), escape(subtitle))
 
     def tick(self) -> None:
         """The phase's clock runs between the job's lines."""

@@ -16,6 +16,7 @@ from textual.strip import Strip
 from nnlite_tui.core.names import cut_end
 from nnlite_tui.core.events import TERMINAL
 from nnlite_tui.tui.failure import cause_line
+from nnlite_tui.core.text_safety import printable
 from nnlite_tui.tui.formatting import sig3
 from nnlite_tui.tui.state import ModelRow
 
@@ -82,7 +83,7 @@ def draw_cells(columns: list[Column], cells: list[tuple[str, Style]], base: Styl
     for n, (column, (text, style)) in enumerate(zip(columns, cells)):
         if column.hidden:
             continue
-        cell = fit(text, column.width, column.right, column.cut)
+        cell = fit(printable(text), column.width, column.right, column.cut)
         if column.right:
             # right-aligned: the leading blanks go to the end of the previous cell
             padded = cell.lstrip(" ")
