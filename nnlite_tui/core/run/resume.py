@@ -27,8 +27,9 @@ def models_to_do(store: RunStore, specs: list[ModelSpec], *, retry_failed: bool 
     store.add_models([{"name": s.name, "spec": s.to_dict()} for s in specs])
     queued = []
     for spec in specs:
-        status = (store.get(spec.name) or {}).get("status", "queued")
-        error = (store.get(spec.name) or {}).get("error")
+        record = store.get(spec.name) or {}
+        status = record.get("status", "queued")
+        error = record.get("error") or {}
         if status == "failed" and (retry_failed or is_environmental(error)):
             if not retry_failed:
                 warn(f"{spec.name} failed for want of disk or device ({error.get('message')}); retrying it")
