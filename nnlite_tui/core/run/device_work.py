@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from nnlite_tui.core.devices.base import Device
     from nnlite_tui.core.events import Event
     from nnlite_tui.core.outcomes import Outcome, StageError
+    from nnlite_tui.core.run.artifacts import DiskGuard
     from nnlite_tui.core.run.config import RunConfig
     from nnlite_tui.core.run.control import Control
     from nnlite_tui.core.run.recovery import RecoveryPolicy
@@ -60,6 +61,7 @@ class DeviceWork:
         recovery: RecoveryPolicy
         references: dict[str, ReferenceClock]
         reports: ReportWriter
+        disk: DiskGuard
 
         def emit(self, event: Event) -> None: ...
         def _record(self, name: str) -> dict[str, Any]: ...
@@ -69,6 +71,7 @@ class DeviceWork:
         def _cancelled(self, name: str) -> None: ...
         def _in_flight(self, name: str, step: Callable[[], Outcome]) -> Outcome: ...
         def _isolation_for(self, device: Device) -> Callable[[], AbstractContextManager[None]]: ...
+        def _fail_alone(self, name: str, why: str) -> None: ...
 
     # ----- the loop -----
     def _device_loop(self, serial: str) -> None:

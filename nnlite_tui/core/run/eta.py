@@ -179,8 +179,8 @@ class EtaEstimator:
         bench = statistics.median(self.benchmarks) if self.benchmarks else None
         if bench is None and fallback is None and not any(u.cost for u in left):
             return None
-        figures = [self._left(left, k, k / mid, fallback, bench, now) for k in (mid, low, high)]
-        return Eta(*figures)
+        seconds, low_s, high_s = (self._left(left, k, k / mid, fallback, bench, now) for k in (mid, low, high))
+        return Eta(seconds, low_s, high_s)
 
     def _left(self, left: list[_Unit], k: float, scale: float, fallback: float | None, bench: float | None,
               now: float) -> float:
