@@ -129,7 +129,8 @@ def _conversion(conv: dict[str, Any], s: Strings) -> list[list[int | None]]:
 
 def detail(unit: Unit, s: Strings) -> dict[str, Any]:
     """What a row shows when opened; only the keys that have something."""
-    row, st, out = unit.row, unit.row.stats, {}
+    row, st = unit.row, unit.row.stats
+    out: dict[str, Any] = {}
     if len(row.round_medians_ns) > 1:
         out["rounds"] = [ms(m) for m in row.round_medians_ns]
     if st:
@@ -215,7 +216,7 @@ def summary(units: list[Unit], key: Callable[[ResultRow], str | None], name: str
         done = [r for r in rows if r.median_ns]
         out.append({name: k, "group": group, "units": len(rows), "done": len(done),
                     "failed": sum(r.status == "failed" for r in rows),
-                    "median": _median([r.median_ns / 1e6 for r in done]),
+                    "median": _median([r.median_ns / 1e6 for r in done if r.median_ns]),
                     "ms_gflop": _median([v for r in done if (v := ms_per_gflop(r)) is not None]),
                     "params": _median([float(r.params) for r in rows if r.params]),
                     "flops": _median([float(r.flops) for r in rows if r.flops])})
