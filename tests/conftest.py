@@ -23,6 +23,8 @@ def isolated_cache(tmp_path_factory) -> Path:
     cache = tmp_path_factory.mktemp("nnlite-cache")
     old = os.environ.get("NNLITE_CACHE_DIR")
     os.environ["NNLITE_CACHE_DIR"] = str(cache)
+    # One 128 MiB memory reference for the whole session, not one beside every test's cache.
+    os.environ.setdefault("NNLITE_REFERENCES_DIR", str(tmp_path_factory.getbasetemp() / "nnlite-references"))
     yield cache
     if old is None:
         os.environ.pop("NNLITE_CACHE_DIR", None)

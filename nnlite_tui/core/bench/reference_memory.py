@@ -12,6 +12,7 @@ sha256 checked) the first time a device needs it and kept beside the conversion 
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from pathlib import Path
 
@@ -22,13 +23,15 @@ VERSION = 1  # in the file name: figures of different versions are never compare
 SHA256 = "bab546e778203c1cbd9f8e2925ce6601dd14eef226626d4a66448daabd2a1258"
 # About 8 ms an inference on a desktop-class core: ~0.3 s of timed work after a short warm-up.
 SETTINGS = BenchSettings(warmup=2, warmup_seconds=0.05, runs=15, min_seconds=0.3, max_seconds=5.0)
+ENV_DIR = "NNLITE_REFERENCES_DIR"
 _lock = threading.Lock()
 _verified: set[Path] = set()  # files checked in this process (hashing 128 MiB costs a few tenths of a second)
 
 
 def references_dir(cache_root: str | Path) -> Path:
-    """Beside the conversion cache (its sibling), so that the cache's size cap never evicts it."""
-    return Path(cache_root).resolve().parent / "references"
+    """Beside the conversion cache (its sibling), so that the cache's size cap never evicts it;
+    $NNLITE_REFERENCES_DIR instead when set (the test suite shares one file across its many caches)."""
+    return Path(os.environ.get(ENV_DIR) or Path(cache_root).resolve().parent / "references")
 
 
 def memory_reference(cache_root: str | Path) -> Path:
@@ -36,7 +39,7 @@ def memory_reference(cache_root: str | Path) -> Path:
     ones (a partial write, another version) is written again."""
     from nnlite_tui.core.runtimes.litert.dense_chain import write_dense_chain
 
-    path = references_dir(cache_root) / f"memory-v{VERSION}.tflite"
+    path = references_dir(cache_root) / f"memory-v{VERSION}.reference.tflite"
     with _lock:
         if path in _verified or (path.is_file() and _sha256(path) == SHA256):
             _verified.add(path)

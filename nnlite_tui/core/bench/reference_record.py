@@ -63,7 +63,7 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 def run_references(run_dir: str | Path) -> dict[str, dict[str, dict[str, Any]]] | None:
-    """Per device, per reference of a run: {median_ns, values_ns, sessions} over all the run's sessions;
+    """Per device, per reference of a run: {median_ns, values_ns, sessions (their ids)} over all the run's sessions;
     None when the run has no references.json (written by an earlier release)."""
     path = Path(run_dir) / RUN_FILE
     if not path.exists():
@@ -74,6 +74,6 @@ def run_references(run_dir: str | Path) -> dict[str, dict[str, dict[str, Any]]] 
         for session in (sessions or {}).values():
             for name, ref in ((session or {}).get("references") or {}).items():
                 values.setdefault(name, []).extend(float(v) for v in ref.get("values_ns") or [] if v and v > 0)
-        out[serial] = {name: {"median_ns": statistics.median(v), "values_ns": v, "sessions": len(sessions)}
+        out[serial] = {name: {"median_ns": statistics.median(v), "values_ns": v, "sessions": sorted(sessions or {})}
                        for name, v in values.items() if v}
     return out
