@@ -80,7 +80,7 @@ def _session_lines(cmp: Comparison) -> list[str]:
         return []
     remeasured = getattr(cmp, "remeasured", None)
     if remeasured:
-        return [remeasured]
+        return [remeasured] + [f"missing artifact (not re-measured): {line}" for line in getattr(cmp, "missing", [])]
     if cmp.hosts is None:
         return ["single session: a run has no reference figures (an earlier release), so each interval covers its "
                 "own session only and a move of the whole device between the runs is not seen"]
