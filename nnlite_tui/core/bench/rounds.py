@@ -87,6 +87,8 @@ class Round:
     first_inference_ns: float | None = None
     warmup_runs: int | None = None
     warmup_mean_ns: float | None = None
+    # A phone's round: the thermal baseline wait before it (bench/thermal_baseline.py): start figures, seconds waited.
+    thermal: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
@@ -198,7 +200,8 @@ def round_of(index: int, result: BenchResult, started_at: float, reference: dict
                  stats=dict(block["stats"]), timed_seconds=block.get("timed_seconds"),
                  conditions=block.get("conditions"), reference=reference, tick_ns=clock_tick_ns(samples),
                  init_ns=block.get("init_ns"), first_inference_ns=block.get("first_inference_ns"),
-                 warmup_runs=block.get("warmup_runs"), warmup_mean_ns=block.get("warmup_mean_ns"))
+                 warmup_runs=block.get("warmup_runs"), warmup_mean_ns=block.get("warmup_mean_ns"),
+                 thermal=(result.cooldown or {}).get("thermal_baseline"))
 
 
 def combine(rounds: list[Round], results: list[BenchResult], between: BetweenSession | None = None) -> BenchResult:

@@ -23,6 +23,7 @@ from nnlite_tui.core.bench import reference as ref
 from nnlite_tui.core.bench import reference_record
 from nnlite_tui.core.bench.rounds import ROUND_GAP_S, combine, judge, per_round, round_of
 from nnlite_tui.core.bench.step import bench_step
+from nnlite_tui.core.bench.thermal_baseline import Baseline
 from nnlite_tui.core.devices.base import DeviceError
 from nnlite_tui.core.events import TERMINAL, DeviceState, RoundFinished, Recovery, ReferenceTimed
 from nnlite_tui.core.outcomes import Artifact, Benchmarked, BenchJob, BenchResult, Cancelled, Failed, Retry
@@ -89,12 +90,22 @@ class DeviceWork:
         outcome = self._in_flight(name, lambda: bench_step(
             job, device, settings=settings, run_id=self.run_id, cancel=cancel,
             emit=self.emit, attempt=attempt, isolate=self._isolation_for(device),
-            before_benchmark=self.recovery.wait_for_temperature))
+            before_benchmark=self._before_round))
         if isinstance(outcome, Benchmarked) and outcome.result.valid:
             self.recovery.device_ok(device)
             self._after_round(job, device, key, done + [(outcome.result, started_at)])
         else:
             self._apply_benchmark(job, device, key, attempt, outcome)
+
+    def _before_round(self, device: Device) -> dict[str, Any] | None:
+        """--cooldown-temp's wait, then (phones) the wait until the device is back at the session's thermal
+        baseline (bench/thermal_baseline.py); what both found goes into the round's record."""
+        cooldown = self.recovery.wait_for_temperature(device)
+        baselines = self.__dict__.setdefault("_thermal_baselines", {})
+        if device.serial not in baselines:
+            baselines[device.serial] = Baseline.of(device)
+        thermal = baselines[device.serial].wait(device, self.control.stop_now)
+        return cooldown if thermal is None else {**(cooldown or {}), "thermal_baseline": thermal}
 
     def _after_round(self, job: BenchJob, device: Device, key: str, done: list[tuple[BenchResult, float]]) -> None:
         """A valid round: keep it, then queue the next one or finish the unit with all of them."""
