@@ -15,6 +15,8 @@ LEMUR_TREE = FIXTURES / "lemur"  # ten real LEMUR models with their trials and t
 # milliseconds, and its runs would otherwise wait seconds between rounds. Subprocesses inherit it;
 # tests of the gap itself set it back.
 os.environ.setdefault("NNLITE_ROUND_GAP_S", "0.05")
+# No wait for a simulated phone's thermal baseline between rounds (its own test turns it on).
+os.environ.setdefault("NNLITE_THERMAL_WAIT_S", "0")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -11,6 +11,7 @@ goes into the round's record. The host has no battery and no thermal status: not
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import time
@@ -20,9 +21,13 @@ from typing import Any
 from nnlite_tui.core.devices.base import DeviceError
 
 TOLERANCE_C = 1.0
-MAX_WAIT_S = 300.0
+MAX_WAIT_S = 300.0  # $NNLITE_THERMAL_WAIT_S; 0 turns the wait (and its readings) off
 POLL_S = 5.0
 _STATUS = re.compile(r"Thermal Status:\s*(\d+)")
+
+
+def max_wait_s() -> float:
+    return float(os.environ.get("NNLITE_THERMAL_WAIT_S") or MAX_WAIT_S)
 
 
 def read(device: Any) -> dict[str, Any]:
@@ -47,7 +52,7 @@ class Baseline:
 
     @classmethod
     def of(cls, device: Any) -> Baseline:
-        if (device.info() or {}).get("kind") == "host":
+        if max_wait_s() <= 0 or (device.info() or {}).get("kind") == "host":
             return cls(None)
         return cls(read(device))
 
@@ -59,14 +64,15 @@ class Baseline:
         b, n = base.get("thermal_status"), now.get("thermal_status")
         return not (b is not None and n is not None and n > b)
 
-    def wait(self, device: Any, stop: threading.Event | None = None, max_wait_s: float = MAX_WAIT_S,
+    def wait(self, device: Any, stop: threading.Event | None = None, limit_s: float | None = None,
              poll_s: float = POLL_S) -> dict[str, Any] | None:
         """Wait until the device is back at the baseline (bounded); the round's start figures and wait."""
         if self.figures is None:
             return None
+        limit_s = max_wait_s() if limit_s is None else limit_s
         started = time.monotonic()
         first = now = read(device)
-        while not self.reached(now) and time.monotonic() - started < max_wait_s:
+        while not self.reached(now) and time.monotonic() - started < limit_s:
             if stop is not None and stop.wait(poll_s):
                 break
             if stop is None:
