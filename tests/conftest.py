@@ -17,6 +17,8 @@ LEMUR_TREE = FIXTURES / "lemur"  # ten real LEMUR models with their trials and t
 os.environ.setdefault("NNLITE_ROUND_GAP_S", "0.05")
 # No wait for a simulated phone's thermal baseline between rounds (its own test turns it on).
 os.environ.setdefault("NNLITE_THERMAL_WAIT_S", "0")
+# Only the compute reference in the suite's many tiny runs; the memory one has its own tests.
+os.environ.setdefault("NNLITE_REFERENCES", "compute")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 import pytest
 
@@ -130,3 +131,27 @@ def test_compare_reads_both_runs_references(tmp_path):
     assert host_moves(tmp_path / "old", tmp_path / "a") is None
     assert compare_runs(tmp_path / "old", tmp_path / "a").hosts is None
     assert SINGLE_SESSION == "single session"
+
+
+def test_a_real_run_keeps_both_references_in_its_file_and_the_device_history(tmp_path):
+    from .runs import FIXTURES, nnlite
+
+    env = os.environ.copy()
+    os.environ["NNLITE_REFERENCES"] = "compute,memory"
+    try:
+        proc = nnlite("run", str(FIXTURES / "good_models"), "--include", "tiny_conv", "--out", str(tmp_path / "run"),
+                      "--cache-dir", str(tmp_path / "cache"), "--headless", "--runs", "5", "--min-seconds", "0.05")
+    finally:
+        os.environ.clear()
+        os.environ.update(env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    refs = reference_record.run_references(tmp_path / "run")["host"]
+    assert set(refs) == {"compute", "memory"}
+    # the memory reference is memory-bound: 128 MiB per inference takes far longer than the 0.1 ms compute one
+    assert refs["memory"]["median_ns"] > 20 * refs["compute"]["median_ns"]
+    sessions = history.load(history.history_path(tmp_path / "cache"))["host"]
+    assert len(sessions) == 1 and set(sessions[0]["references"]) == {"compute", "memory"}
+    report = json.loads(next((tmp_path / "run" / "reports").glob("tiny_conv__*.json")).read_text())["benchmark"]
+    assert report["between_session"]["sessions"] == 0 and "default" in report["between_session"]["source"]
+    low, high = report["interval_sessions"]["low_ns"], report["interval_sessions"]["high_ns"]
+    assert low < report["interval"]["low_ns"] <= report["interval"]["high_ns"] < high

@@ -17,6 +17,7 @@ two runs (core/report/compare_sessions.py).
 from __future__ import annotations
 
 import bisect
+import os
 import statistics
 import threading
 import time
@@ -50,6 +51,13 @@ class Reference:
 
 
 REFERENCES = (Reference(COMPUTE, SETTINGS), Reference(MEMORY, reference_memory.SETTINGS))
+
+
+def active_references() -> tuple[Reference, ...]:
+    """The references a run times: all of them, or those named in $NNLITE_REFERENCES (comma-separated;
+    the test suite's many tiny runs time only the compute one)."""
+    names = {n.strip() for n in (os.environ.get("NNLITE_REFERENCES") or "").split(",") if n.strip()}
+    return tuple(r for r in REFERENCES if not names or r.name in names)
 
 
 @dataclass

@@ -182,7 +182,7 @@ class DeviceWork:
         self.emit(DeviceState(serial=serial, state="busy", kind=device.kind, model="(reference model)"))
         figures: dict[str, float] = {}
         details: list[str] = []
-        for reference in ref.REFERENCES:
+        for reference in ref.active_references():
             if self.control.stop_now.is_set():
                 break
             wall = time.time()
