@@ -1,4 +1,5 @@
-"""`nnlite compare RUN_A RUN_B`: what got slower or faster, with a bootstrap interval for every pair."""
+"""`nnlite compare RUN_A RUN_B`: what got slower or faster, with an interval for every pair; `--remeasure`
+times both runs' artifacts again side by side (core/report/remeasure.py)."""
 
 from __future__ import annotations
 
@@ -57,8 +58,11 @@ def compare(before: str, after: str | None, by: str, runtimes: str, threshold: f
             out_dir: str | None, min_seconds: float, bench_runs: int, warmup: int, cache_dir: str | None) -> None:
     """Compare run BEFORE with run AFTER: the same (model, device, backend, precision) in both, the ratio
     of their medians and its 95% bootstrap confidence interval from the raw samples; lists what is
-    only in one run. With --by runtime, compare two runtimes within run BEFORE the same way. Reads
-    reports only; nothing is re-run."""
+    only in one run. With --by runtime, compare two runtimes within run BEFORE the same way. When both
+    runs kept their devices' reference figures, each interval also covers the change of session and no
+    verdict is smaller than the device's own move between the runs. Reads reports only, unless
+    --remeasure: then both runs' artifacts are timed again side by side on one device (resumable) and
+    the pairs are judged instead."""
     from nnlite_tui.core.report.compare import compare_runs
     from nnlite_tui.core.report.compare_format import to_csv, to_html, to_table
 
