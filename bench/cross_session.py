@@ -40,7 +40,7 @@ def nnlite(*args: str) -> None:
 
 
 def loadavg() -> str:
-    return Path("/proc/loadavg").read_text().split(" ", 3)[:3].__str__()
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def medians_of(run: Path) -> dict[str, float]:
