@@ -3,8 +3,8 @@
 The compute reference (reference_model.py, 0.1 ms, fits in the L1/L2 caches) does not feel what
 large models feel when a neighbour takes memory bandwidth or last-level cache: on a shared host it
 moved 8% between sessions while 20-80 ms models moved 20%. This one is a chain of fully connected
-layers at batch 1 (core/runtimes/litert/dense_chain.py) whose 128 MiB of float32 weights are read
-once per inference: four times a 32 MiB server L3 and far beyond a phone's, so its time is that of
+layers at batch 1 (written by the LiteRT runtime, core/runtimes/litert/dense_chain.py) whose 128 MiB
+of float32 weights are read once per inference: four times a 32 MiB server L3 and far beyond a phone's, so its time is that of
 the memory system. It is generated deterministically (seeded; the same bytes on every machine, its
 sha256 checked) the first time a device needs it and kept beside the conversion cache, not shipped.
 """
@@ -37,7 +37,7 @@ def references_dir(cache_root: str | Path) -> Path:
 def memory_reference(cache_root: str | Path) -> Path:
     """The memory reference's file, written on first use; a file whose bytes are not the expected
     ones (a partial write, another version) is written again."""
-    from nnlite_tui.core.runtimes.litert.dense_chain import write_dense_chain
+    from nnlite_tui.core.runtimes import get_runtime
 
     path = references_dir(cache_root) / f"memory-v{VERSION}.reference.tflite"
     with _lock:
@@ -45,7 +45,7 @@ def memory_reference(cache_root: str | Path) -> Path:
             _verified.add(path)
             return path
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_dense_chain(path, WIDTH, LAYERS, SEED)
+        get_runtime("litert").dense_chain(str(path), WIDTH, LAYERS, SEED)
         digest = _sha256(path)
         if digest != SHA256:
             raise RuntimeError(f"{path}: the memory reference came out with sha256 {digest}, not {SHA256}")
