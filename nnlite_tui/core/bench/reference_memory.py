@@ -4,8 +4,8 @@ The compute reference (reference_model.py, 0.1 ms, fits in the L1/L2 caches) doe
 large models feel when a neighbour takes memory bandwidth or last-level cache: on a shared host it
 moved 8% between sessions while 20-80 ms models moved 20%. This one is a chain of fully connected
 layers at batch 1 (written by the LiteRT runtime, core/runtimes/litert/dense_chain.py) whose 128 MiB
-of float32 weights are read once per inference: four times a 32 MiB server L3 and far beyond a phone's, so its time is that of
-the memory system. It is generated deterministically (seeded; the same bytes on every machine, its
+of float32 weights are read once per inference: four times a 32 MiB server L3 and far beyond a
+phone's, so its time is that of the memory system. It is generated deterministically (seeded; the same bytes on every machine, its
 sha256 checked) the first time a device needs it and kept beside the conversion cache, not shipped.
 """
 
