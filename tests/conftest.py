@@ -15,6 +15,10 @@ LEMUR_TREE = FIXTURES / "lemur"  # ten real LEMUR models with their trials and t
 # milliseconds, and its runs would otherwise wait seconds between rounds. Subprocesses inherit it;
 # tests of the gap itself set it back.
 os.environ.setdefault("NNLITE_ROUND_GAP_S", "0.05")
+# No wait for a simulated phone's thermal baseline between rounds (its own test turns it on).
+os.environ.setdefault("NNLITE_THERMAL_WAIT_S", "0")
+# Only the compute reference in the suite's many tiny runs; the memory one has its own tests.
+os.environ.setdefault("NNLITE_REFERENCES", "compute")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -23,6 +27,8 @@ def isolated_cache(tmp_path_factory) -> Path:
     cache = tmp_path_factory.mktemp("nnlite-cache")
     old = os.environ.get("NNLITE_CACHE_DIR")
     os.environ["NNLITE_CACHE_DIR"] = str(cache)
+    # One 128 MiB memory reference for the whole session, not one beside every test's cache.
+    os.environ.setdefault("NNLITE_REFERENCES_DIR", str(tmp_path_factory.getbasetemp() / "nnlite-references"))
     yield cache
     if old is None:
         os.environ.pop("NNLITE_CACHE_DIR", None)

@@ -1,4 +1,5 @@
-"""`nnlite compare RUN_A RUN_B`: what got slower or faster, with a bootstrap interval for every pair."""
+"""`nnlite compare RUN_A RUN_B`: what got slower or faster, with an interval for every pair; `--remeasure`
+times both runs' artifacts again side by side (core/report/remeasure.py)."""
 
 from __future__ import annotations
 
@@ -36,12 +37,34 @@ Exit codes:
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
 @click.option("--resamples", type=click.IntRange(min=100), default=2000, show_default=True,
               help="Bootstrap resamples per pair.")
+@click.option("--remeasure", is_flag=True,
+              help="Time both runs' artifacts again, side by side on one device in one session (ABBA pairs in "
+                   "fresh processes) and judge the pairs, instead of the runs' own figures. Resumable.")
+@click.option("--device", "device_name", default="host", show_default=True,
+              help="With --remeasure: host, or an adb serial.")
+@click.option("--rounds", "pairs", type=click.IntRange(min=1), default=6, show_default=True,
+              help="With --remeasure: ABBA pairs per unit (5 or more for a verdict).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False),
+              help="With --remeasure: the folder for its state and result (default AFTER/remeasure).")
+@click.option("--min-seconds", type=click.FloatRange(min=0), default=0.5, show_default=True,
+              help="With --remeasure: timed seconds of each benchmark (the same for both sides).")
+@click.option("--runs", "bench_runs", type=click.IntRange(min=1), default=20, show_default=True,
+              help="With --remeasure: at least this many timed runs per benchmark.")
+@click.option("--warmup", type=click.IntRange(min=0), default=3, show_default=True,
+              help="With --remeasure: warm-up runs per benchmark.")
+@click.option("--cache-dir", type=click.Path(file_okay=False),
+              help="With --remeasure: the conversion cache to take artifacts from (default $NNLITE_CACHE_DIR "
+                   "or ~/.cache/nnlite/convert).")
 def compare(before: str, after: str | None, by: str, runtimes: str, threshold: float, fail_on_regression: bool,
-            fmt: str, output: str | None, resamples: int) -> None:
+            fmt: str, output: str | None, resamples: int, remeasure: bool, device_name: str, pairs: int,
+            out_dir: str | None, min_seconds: float, bench_runs: int, warmup: int, cache_dir: str | None) -> None:
     """Compare run BEFORE with run AFTER: the same (model, device, backend, precision) in both, the ratio
     of their medians and its 95% bootstrap confidence interval from the raw samples; lists what is
-    only in one run. With --by runtime, compare two runtimes within run BEFORE the same way. Reads
-    reports only; nothing is re-run."""
+    only in one run. With --by runtime, compare two runtimes within run BEFORE the same way. When both
+    runs kept their devices' reference figures, each interval also covers the change of session and no
+    verdict is smaller than the device's own move between the runs. Reads reports only, unless
+    --remeasure: then both runs' artifacts are timed again side by side on one device (resumable) and
+    the pairs are judged instead."""
     if after is not None and Path(before).resolve() == Path(after).resolve():
         raise click.UsageError(f"BEFORE and AFTER are the same run ({before}): a run compared with itself shows "
                                "no change; give two runs, or use --by runtime within one")
@@ -49,6 +72,8 @@ def compare(before: str, after: str | None, by: str, runtimes: str, threshold: f
     from nnlite_tui.core.report.compare_format import to_csv, to_table
     from nnlite_tui.core.report.html_compare import to_html
 
+    if remeasure and by == "runtime":
+        raise click.UsageError("--remeasure compares two runs, not --by runtime")
     try:
         if by == "runtime":
             if after is not None:
@@ -64,7 +89,11 @@ def compare(before: str, after: str | None, by: str, runtimes: str, threshold: f
         else:
             if after is None:
                 raise ValueError("compare takes two run directories, BEFORE and AFTER (or one with --by runtime)")
-            cmp = compare_runs(before, after, threshold=threshold / 100, resamples=resamples)
+            if remeasure:
+                cmp = _remeasure(before, after, threshold, device_name, pairs, out_dir, min_seconds, bench_runs,
+                                 warmup, cache_dir)
+            else:
+                cmp = compare_runs(before, after, threshold=threshold / 100, resamples=resamples)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     text = {"table": to_table, "csv": to_csv, "html": to_html}[fmt](cmp)
@@ -77,3 +106,15 @@ def compare(before: str, after: str | None, by: str, runtimes: str, threshold: f
         names = ", ".join(f"{p.before.model} ({p.change})" for p in cmp.regressions[:10])
         click.echo(printable(f"{len(cmp.regressions)} regression(s): {names}"), err=True)
         sys.exit(ExitCode.REGRESSION)
+
+
+def _remeasure(before: str, after: str, threshold: float, device_name: str, pairs: int, out_dir: str | None,
+               min_seconds: float, runs: int, warmup: int, cache_dir: str | None):
+    from nnlite_tui.core.bench.settings import BenchSettings
+    from nnlite_tui.core.report.remeasure import remeasure
+
+    settings = BenchSettings(warmup=warmup, runs=runs, min_seconds=min_seconds, warmup_seconds=min(0.2, min_seconds),
+                             max_seconds=max(10.0, 4 * min_seconds))
+    return remeasure(before, after, device_name=device_name, pairs=pairs, settings=settings,
+                     threshold=threshold / 100, out=out_dir, cache_dir=cache_dir,
+                     say=lambda line: click.echo(line, err=True))

@@ -88,6 +88,7 @@ class ReferenceTimed(Event):
     median_ms: float | None  # None: the reference benchmark failed (`detail` says why)
     seconds: float  # what it cost, start-up included
     detail: str = ""
+    memory_ms: float | None = None  # the memory-bound reference (bench/reference_memory.py), when it ran
 
 
 @dataclass(frozen=True)

@@ -61,11 +61,14 @@ def _report(run, model: str) -> dict:
 def test_reports_of_an_earlier_release_are_compared_as_single_rounds(real_runs, tmp_path):
     run_a, run_b = real_runs
     old = derive_run(run_a, tmp_path / "old", single_round)
+    (old / "references.json").unlink(missing_ok=True)  # an earlier release kept no reference figures
     cmp = compare_runs(old, run_b)
+    assert cmp.hosts is None and {p.sessions for p in cmp.pairs} == {"single session"}
     tiny = next(p for p in cmp.pairs if p.before.model == "tiny_conv")
     assert tiny.basis == SINGLE_ROUND and tiny.change == classify(tiny.ci, 0.10)
     assert tiny.ratio == pytest.approx(tiny.after.median_ns / tiny.before.median_ns)
-    assert "(single round)" in nnlite("compare", str(old), str(run_b)).stdout
+    table = nnlite("compare", str(old), str(run_b)).stdout
+    assert "(single round) (single session)" in table and "single session: a run has no reference figures" in table
 
 
 def clear_factor(run, model: str = "tiny_conv") -> float:

@@ -1,21 +1,32 @@
-"""Drift on record: every device times the same reference model at intervals during a run.
+"""Drift on record: every device times the same reference workloads at intervals during a run.
 
-The reference (reference_model.py, converted once into reference.tflite, shipped in the package) is
-timed on each device when the device starts its first unit and then between units, at most every
-INTERVAL_S and only while the reference's own cost stays within BUDGET of the run's wall time. Its
-figures go to events.jsonl (ReferenceTimed) and each round records the device's nearest figure, so a
-reader can see whether the device itself was slower while a unit was timed. Medians are never
-rescaled by it (bench/README.md, "Reference model").
+Two references, because a small model and a large one do not slow down alike:
+- "compute": reference_model.py, converted once into reference.tflite (shipped in the package), about
+  0.1 ms, all in cache: it feels the core's clock;
+- "memory": reference_memory.py, 128 MiB of weights read once per inference, made at first use beside
+  the conversion cache: it feels the memory bandwidth and last-level cache a neighbour takes.
+They are timed on each device when the device starts its first unit and then between units, at most
+every INTERVAL_S and only while their cost stays within BUDGET of the run's wall time. Their figures
+go to events.jsonl (ReferenceTimed), to the run's references.json and to the device's history across
+runs (reference_history.py); each round records the device's nearest compute figure, so a reader can
+see whether the device itself was slower while a unit was timed. Medians are never rescaled by them
+(bench/README.md, "Reference model"); `compare` reads them to say how far the device moved between
+two runs (core/report/compare_sessions.py).
 """
 
 from __future__ import annotations
 
 import bisect
+import os
+import statistics
 import threading
+import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from nnlite_tui.core.bench import reference_memory
 from nnlite_tui.core.bench.settings import BenchSettings
 
 REFERENCE_FILE = Path(__file__).with_name("reference.tflite")
@@ -24,9 +35,29 @@ REFERENCE_RUNTIME = "litert"  # every device runs LiteRT, so every device can ti
 # About 0.15 s of timed work (a thousand runs of its ~0.1 ms) after a short warm-up: a figure whose
 # noise is small next to a drift, in about half a second of the device's time.
 SETTINGS = BenchSettings(warmup=3, warmup_seconds=0.05, runs=30, min_seconds=0.15, max_seconds=5.0)
-INTERVAL_S = 60.0  # at most one reference benchmark per device per minute...
-BUDGET = 0.02  # ...and only while the references have cost at most 2% of the run's wall time so far
+INTERVAL_S = 60.0  # at most one round of the references per device per minute...
+BUDGET = 0.03  # ...and only while the references have cost at most 3% of the run's wall time so far
 FIRST_AFTER_S = 0.0  # the first reference: when the device takes its first unit
+COMPUTE, MEMORY = "compute", "memory"
+
+
+@dataclass(frozen=True)
+class Reference:
+    name: str
+    settings: BenchSettings
+
+    def artifact(self, cache_root: str | Path) -> Path:
+        return REFERENCE_FILE if self.name == COMPUTE else reference_memory.memory_reference(cache_root)
+
+
+REFERENCES = (Reference(COMPUTE, SETTINGS), Reference(MEMORY, reference_memory.SETTINGS))
+
+
+def active_references() -> tuple[Reference, ...]:
+    """The references a run times: all of them, or those named in $NNLITE_REFERENCES (comma-separated;
+    the test suite's many tiny runs time only the compute one)."""
+    names = {n.strip() for n in (os.environ.get("NNLITE_REFERENCES") or "").split(",") if n.strip()}
+    return tuple(r for r in REFERENCES if not names or r.name in names)
 
 
 @dataclass
@@ -34,9 +65,12 @@ class ReferenceClock:
     """One device's reference figures and when the next one is due (thread-safe)."""
 
     started: float  # monotonic time the run started
+    session_id: str = field(default_factory=lambda: uuid.uuid4().hex[:16])  # this process's session of the device
+    wall_started: float = field(default_factory=time.time)
     interval_s: float = INTERVAL_S
     budget: float = BUDGET
-    figures: list[tuple[float, float]] = field(default_factory=list)  # (wall time, median ns), in time order
+    figures: list[tuple[float, float]] = field(default_factory=list)  # compute: (wall time, median ns), in order
+    by_name: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # every reference's figures
     spent_s: float = 0.0
     last_at: float | None = None  # monotonic time of the last reference
     last_cost_s: float = 0.0
@@ -50,13 +84,29 @@ class ReferenceClock:
                 return False
             return self.spent_s + self.last_cost_s <= self.budget * (now - self.started)
 
-    def record(self, now: float, cost_s: float, wall_at: float | None, median_ns: float | None) -> None:
-        """A reference benchmark ended (`median_ns` None when it failed: its cost still counts)."""
+    def record(self, now: float, cost_s: float, wall_at: float | None, median_ns: float | None,
+               name: str = COMPUTE) -> None:
+        """A visit of the references ended (`median_ns` None when it failed or when the figures were
+        given one by one to `figure`: its cost still counts)."""
         with self._lock:
             self.last_at, self.last_cost_s = now, cost_s
             self.spent_s += cost_s
-            if wall_at is not None and median_ns is not None:
+        if wall_at is not None and median_ns is not None:
+            self.figure(name, wall_at, median_ns)
+
+    def figure(self, name: str, wall_at: float, median_ns: float) -> None:
+        with self._lock:
+            bisect.insort(self.by_name.setdefault(name, []), (wall_at, median_ns))
+            if name == COMPUTE:
                 bisect.insort(self.figures, (wall_at, median_ns))
+
+    def session(self) -> dict[str, dict[str, Any]]:
+        """Per reference: the median of this session's figures, their count and time span."""
+        with self._lock:
+            return {name: {"median_ns": statistics.median(m for _, m in figs), "figures": len(figs),
+                           "first_at": figs[0][0], "last_at": figs[-1][0],
+                           "values_ns": [m for _, m in figs]}
+                    for name, figs in self.by_name.items() if figs}
 
     def nearest(self, wall_at: float) -> dict[str, Any] | None:
         """The figure nearest in time to `wall_at`: {at, median_ns, age_s} (age < 0: taken after)."""

@@ -18,7 +18,13 @@ What a unit's report says of its rounds:
   the others (OUTLIER_LIMIT off the median of the rest), too little timed work per sample for the
   clock's resolution (fewer than RESOLUTION_TICKS ticks of the coarsest clock step the samples show),
   and the device's reference model drifting by more than DRIFT_LIMIT between the unit's first and
-  last round.
+  last round;
+- what one session cannot know (`between_session`, `interval_sessions`): the rounds of one run share
+  the device's state, so their interval describes this session only. The device's history of
+  reference sessions (reference_history.py) gives the spread of a whole session, sd_log (or a stated
+  default until the device has history); `interval_sessions` widens the within-session interval by
+  it, on the log scale: half-width sqrt(h_within^2 + (z * sd_log)^2), z the normal quantile. That is
+  the interval the next session's figure is expected in.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from nnlite_tui.core.bench.reference_history import BetweenSession
 from nnlite_tui.core.bench.settings import BenchSettings
 from nnlite_tui.core.outcomes import BenchResult
 from nnlite_tui.core.results.model import Benchmark
@@ -39,13 +46,17 @@ SPREAD_LIMIT = 0.10  # relative std of the round medians (pyperf warns at 10% of
 OUTLIER_LIMIT = 0.25  # one round's median this far off the median of the other rounds
 RESOLUTION_TICKS = 100  # a sample should span at least this many ticks of the clock
 DRIFT_LIMIT = 0.10  # the device's reference model, first round vs last round
-# A unit's next round starts at least this long after its last one ended ($NNLITE_ROUND_GAP_S: the test
+# A unit's next round starts at least this long after its last one ended (behind every other ready unit,
+# so with many units the rounds spread over the whole run) ($NNLITE_ROUND_GAP_S: the test
 # suite's tiny models shorten it, so that a one-unit run does not spend most of its time waiting).
-ROUND_GAP_S = float(os.environ.get("NNLITE_ROUND_GAP_S") or 1.0)
+ROUND_GAP_S = float(os.environ.get("NNLITE_ROUND_GAP_S") or 5.0)
 # What a unit measures once, in its first round: declared on the report model's fields.
 ONCE_KEYS = Benchmark.measured_once()
 METHOD = ("Student's t interval on the logarithms of the round medians (scipy.stats.t, n-1 degrees of "
           "freedom): a 95% confidence interval for the latency in a fresh benchmark process")
+SESSIONS_METHOD = ("the within-session interval widened by the device's between-session spread on the log scale: "
+                   "half-width sqrt(h_within^2 + (z * sd_log)^2), z the normal 97.5% quantile; sd_log from the "
+                   "device's reference history (between_session.source)")
 
 
 def per_round(settings: BenchSettings, rounds: int) -> BenchSettings:
@@ -76,6 +87,8 @@ class Round:
     first_inference_ns: float | None = None
     warmup_runs: int | None = None
     warmup_mean_ns: float | None = None
+    # A phone's round: the thermal baseline wait before it (bench/thermal_baseline.py): start figures, seconds waited.
+    thermal: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
@@ -161,6 +174,24 @@ def judge(rounds: list[Round]) -> Verdict:
                    stable=not reasons, reasons=tuple(reasons))
 
 
+def sessions_interval(medians: list[float], between: BetweenSession,
+                      confidence: float = CONFIDENCE) -> dict[str, Any] | None:
+    """The interval a figure of the next session is expected in: the within-session t interval (or
+    the median alone, with one round) widened by the between-session spread."""
+    if not medians or min(medians) <= 0:
+        return None
+    from scipy import stats
+
+    within = t_interval(medians, confidence)
+    if within is not None:
+        centre, half_within = (math.log(within[0]) + math.log(within[1])) / 2, math.log(within[1] / within[0]) / 2
+    else:
+        centre, half_within = math.log(_median(medians)), 0.0
+    half = math.hypot(half_within, float(stats.norm.ppf(0.5 + confidence / 2)) * between.sd_log)
+    return {"low_ns": math.exp(centre - half), "high_ns": math.exp(centre + half), "confidence": confidence,
+            "method": SESSIONS_METHOD}
+
+
 def round_of(index: int, result: BenchResult, started_at: float, reference: dict[str, Any] | None) -> Round:
     """A valid round's figures from its benchmark result."""
     block = result.block
@@ -169,13 +200,15 @@ def round_of(index: int, result: BenchResult, started_at: float, reference: dict
                  stats=dict(block["stats"]), timed_seconds=block.get("timed_seconds"),
                  conditions=block.get("conditions"), reference=reference, tick_ns=clock_tick_ns(samples),
                  init_ns=block.get("init_ns"), first_inference_ns=block.get("first_inference_ns"),
-                 warmup_runs=block.get("warmup_runs"), warmup_mean_ns=block.get("warmup_mean_ns"))
+                 warmup_runs=block.get("warmup_runs"), warmup_mean_ns=block.get("warmup_mean_ns"),
+                 thermal=(result.cooldown or {}).get("thermal_baseline"))
 
 
-def combine(rounds: list[Round], results: list[BenchResult]) -> BenchResult:
+def combine(rounds: list[Round], results: list[BenchResult], between: BetweenSession | None = None) -> BenchResult:
     """One unit's result from its valid rounds: the headline median, interval and verdict across rounds,
     the rounds themselves, and the raw samples of all rounds pooled (their statistics as `stats`);
-    the device as it was before the first round and after the last."""
+    the device as it was before the first round and after the last. With `between` (the device's
+    between-session spread), also the interval that covers the next session."""
     from nnlite_tui.core.bench.stats import summarize
 
     verdict = judge(rounds)
@@ -202,6 +235,9 @@ def combine(rounds: list[Round], results: list[BenchResult]) -> BenchResult:
         "rounds": [r.to_dict() for r in rounds],
         "log": last.block.get("log"),
     }
+    if between is not None:
+        block["between_session"] = between.to_dict()
+        block["interval_sessions"] = sessions_interval([r.median_ns for r in rounds], between)
     for key in ONCE_KEYS:  # measured after the unit's first round only
         once = next((r.block[key] for r in results if r.block.get(key) is not None), None)
         if once is not None:

@@ -12,6 +12,12 @@ A pair where either side has a single round (reports of earlier releases, `--rou
 as before and marked "single round": a percentile bootstrap of the ratio of medians over both runs'
 raw samples (within one process, so narrower than the next run will honour), "unchanged" when the
 interval lies wholly inside the band and "uncertain" when it crosses an edge.
+
+Two runs are two sessions of their devices: when both carry their reference figures (references.json,
+compare_sessions.py), each pair's interval is widened by the devices' between-session spread
+(`ci`; the within-session one stays as `ci_within`) and the band by how far the device moved between
+the runs (`host`), so that a host that moved cannot make a verdict. Runs without them (an earlier
+release) are compared on their rounds alone and marked "single session".
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from nnlite_tui.core.report.compare_sessions import (SAME_SESSION, SINGLE_SESSION, TWO_SESSIONS, HostMove, between_sd,
+                                                     host_moves, widen)
 from nnlite_tui.core.report.compare_verdict import (  # noqa: F401 - re-exported: compare's vocabulary
     CONFIDENCE, FASTER, RESAMPLES, SEED, SLOWER, UNCERTAIN, UNCHANGED, classify)
 from nnlite_tui.core.report.rows import ResultRow, RunResults, load_run
@@ -48,6 +56,9 @@ class Pair:
     ci: tuple[float, float] | None = None
     basis: str = ROUNDS  # ROUNDS, or SINGLE_ROUND when either side has one round
     p_value: float | None = None  # the rank test's, with rounds
+    ci_within: tuple[float, float] | None = None  # the interval from the two sessions' own figures
+    host: HostMove | None = None  # how far the device moved between the runs (two sessions)
+    sessions: str = SINGLE_SESSION  # TWO_SESSIONS when both runs carry reference figures
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -69,6 +80,7 @@ class Comparison:
     seed: int = SEED
     sides: tuple[str, str] | None = None  # what before and after are when not two runs (compare_runtimes.py)
     energy: list[Any] = field(default_factory=list)  # compare_energy.EnergyPair, where either run has energy
+    hosts: dict[str, HostMove] | None = None  # per device, how far it moved; None: a run has no references
 
     @property
     def method(self) -> str:
@@ -145,13 +157,37 @@ def rounds_ratio(before: list[float], after: list[float],
     return ratio, ci, p
 
 
-def classify_rounds(ci: tuple[float, float], p: float, threshold: float) -> str:
+def classify_rounds(ci: tuple[float, float], p: float, threshold: float, moved: float = 1.0) -> str:
+    """`moved` (>= 1): how far the device moved between the sessions; the band widens by it."""
     lo, hi = ci
-    if lo > 1 + threshold and p <= RANK_ALPHA:
+    if lo > (1 + threshold) * moved and p <= RANK_ALPHA:
         return SLOWER
-    if hi < 1 - threshold and p <= RANK_ALPHA:
+    if hi < (1 - threshold) / moved and p <= RANK_ALPHA:
         return FASTER
     return WITHIN_NOISE
+
+
+def across_sessions(pair: Pair, host: HostMove | None, reports: tuple[dict | None, dict | None],
+                    threshold: float) -> Pair:
+    """The pair judged as two sessions: its interval widened by the between-session spread, its band
+    by the device's move (compare_sessions.py)."""
+    if host is not None and host.same_session:
+        pair.sessions, pair.host = SAME_SESSION, host
+        return pair
+    pair.sessions, pair.host = TWO_SESSIONS, host
+    if pair.ci is None or pair.ratio is None or pair.ratio <= 0:
+        return pair
+    pair.ci_within = pair.ci
+    pair.ci = widen(pair.ratio, pair.ci, between_sd(reports[0]), between_sd(reports[1]))
+    moved = host.factor if host else 1.0
+    if pair.basis == ROUNDS:
+        pair.change = classify_rounds(pair.ci, pair.p_value if pair.p_value is not None else 1.0, threshold, moved)
+    else:
+        lo, hi = pair.ci
+        low_edge, high_edge = (1 - threshold) / moved, (1 + threshold) * moved
+        pair.change = (SLOWER if lo > high_edge else FASTER if hi < low_edge
+                       else UNCHANGED if lo >= low_edge and hi <= high_edge else UNCERTAIN)
+    return pair
 
 
 def compare_pair(before: ResultRow, after: ResultRow, threshold: float, resamples: int = RESAMPLES,
@@ -211,11 +247,17 @@ def compare_runs(before_dir: str | Path, after_dir: str | Path, threshold: float
     by_key_a = {r.key: r for r in after.rows}
     pairs = [compare_pair(by_key_b[k], by_key_a[k], threshold, resamples, seed)
              for k in sorted(set(by_key_b) & set(by_key_a))]
+    hosts = host_moves(before_dir, after_dir)
+    if hosts is not None:
+        report_b = {id(r): rep for r, rep in zip(before.rows, before.reports)}
+        report_a = {id(r): rep for r, rep in zip(after.rows, after.reports)}
+        pairs = [across_sessions(p, hosts.get(p.before.device),
+                                 (report_b.get(id(p.before)), report_a.get(id(p.after))), threshold) for p in pairs]
     pairs.sort(key=lambda p: (ORDER.index(p.change), -(p.ratio or 0) if p.change != FASTER else (p.ratio or 0)))
     return Comparison(
         before=before, after=after, threshold=threshold, pairs=pairs,
         only_before=[by_key_b[k] for k in sorted(set(by_key_b) - set(by_key_a))],
         only_after=[by_key_a[k] for k in sorted(set(by_key_a) - set(by_key_b))],
         settings_changed=settings_changed(before, after), inputs_changed=inputs_changed(pairs),
-        resamples=resamples, seed=seed, energy=compare_energy(pairs, threshold, resamples, seed),
+        resamples=resamples, seed=seed, energy=compare_energy(pairs, threshold, resamples, seed), hosts=hosts,
     )

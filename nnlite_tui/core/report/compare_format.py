@@ -7,6 +7,7 @@ import io
 from html import escape
 
 from nnlite_tui.core.report.compare import MARKS, SINGLE_ROUND, Comparison, Pair
+from nnlite_tui.core.report.compare_sessions import SINGLE_SESSION
 from nnlite_tui.core.report.html_assets import CSS
 from nnlite_tui.core.report.rows import ResultRow
 
@@ -14,7 +15,7 @@ CSV_COLUMNS = ("change", "model", "device", "backend", "precision", "before_medi
                "ci_low", "ci_high", "basis", "rank_p", "before_rounds", "after_rounds", "before_stability",
                "after_stability", "before_samples", "after_samples", "before_error", "after_error",
                "before_energy_mj", "after_energy_mj", "energy_ratio", "energy_ci_low", "energy_ci_high",
-               "energy_change")
+               "energy_change", "sessions", "ci_within_low", "ci_within_high", "host_factor")
 
 
 def _ms(row: ResultRow) -> str:
@@ -55,6 +56,8 @@ def _summary(cmp: Comparison) -> str:
     return (f"{len(cmp.pairs)} matched: " + (", ".join(parts) or "none")
             + (f" ({single} compared as single rounds)" if single else "")
             + (f"; {unstable} with an unstable side" if unstable else "")
+            + ("; single session" if cmp.hosts is None and cmp.sides is None
+               and not getattr(cmp, "remeasured", None) else "")
             + f"; {len(cmp.only_before)} only in before, {len(cmp.only_after)} only in after")
 
 
@@ -63,6 +66,7 @@ def _header_lines(cmp: Comparison) -> list[str]:
     lines = [f"before: {before}", f"after:  {after}", cmp.method,
              "before/after, in ms: with rounds the median across them (Nr: N rounds, ! unstable); a single "
              "round: the median ± half the interquartile range of its raw samples"]
+    lines += _session_lines(cmp)
     for k, (b, a) in cmp.settings_changed.items():
         lines.append(f"settings differ: {k} {b} -> {a}")
     for model, (b, a) in cmp.inputs_changed.items():
@@ -70,10 +74,26 @@ def _header_lines(cmp: Comparison) -> list[str]:
     return lines
 
 
+def _session_lines(cmp: Comparison) -> list[str]:
+    """How far each device moved between the runs, or that the comparison cannot know it."""
+    if cmp.sides is not None:
+        return []
+    remeasured = getattr(cmp, "remeasured", None)
+    if remeasured:
+        return [remeasured] + [f"missing artifact (not re-measured): {line}" for line in getattr(cmp, "missing", [])]
+    if cmp.hosts is None:
+        return ["single session: a run has no reference figures (an earlier release), so each interval covers its "
+                "own session only and a move of the whole device between the runs is not seen"]
+    lines = ["two sessions: each interval is widened by the devices' between-session spread (benchmark."
+             "between_session of each report), the band by how far the device moved (its reference workloads)"]
+    return lines + [f"  {move.text()}" for move in cmp.hosts.values()]
+
+
 def to_table(cmp: Comparison) -> str:
     rows = [("", "before ms", "after ms", "ratio", "CI", "change", "model", "device", "backend", "precision")]
     for p in cmp.pairs:
-        change = p.change + (" (single round)" if p.basis == SINGLE_ROUND and p.ci is not None else "")
+        change = p.change + (" (single round)" if p.basis == SINGLE_ROUND and p.ci is not None else "") \
+            + (" (single session)" if p.sessions == SINGLE_SESSION and cmp.sides is None and p.ci is not None else "")
         rows.append((MARKS[p.change], _spread(p.before), _spread(p.after), _ratio(p), _ci(p), change,
                      p.before.model, p.before.device, p.before.backend, p.before.precision))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
@@ -131,7 +151,11 @@ def _csv_row(p: Pair | None, row: ResultRow, change: str) -> dict:
             "before_samples": len(before.samples_ns) if before else "",
             "after_samples": len(after.samples_ns) if after else "",
             "before_error": (before.error_message or "") if before else "",
-            "after_error": (after.error_message or "") if after else ""}
+            "after_error": (after.error_message or "") if after else "",
+            "sessions": p.sessions if p else "",
+            "ci_within_low": f"{p.ci_within[0]:.4f}" if p and p.ci_within else "",
+            "ci_within_high": f"{p.ci_within[1]:.4f}" if p and p.ci_within else "",
+            "host_factor": f"{p.host.factor:.4f}" if p and p.host else ""}
 
 
 def _energy_csv(cmp: Comparison, p: Pair) -> dict:

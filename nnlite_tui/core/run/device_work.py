@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nnlite_tui.core.bench import reference as ref
+from nnlite_tui.core.bench import reference_record
 from nnlite_tui.core.bench.rounds import ROUND_GAP_S, combine, judge, per_round, round_of
 from nnlite_tui.core.bench.step import bench_step
+from nnlite_tui.core.bench.thermal_baseline import Baseline
 from nnlite_tui.core.devices.base import DeviceError
 from nnlite_tui.core.events import TERMINAL, DeviceState, RoundFinished, Recovery, ReferenceTimed
 from nnlite_tui.core.outcomes import Artifact, Benchmarked, BenchJob, BenchResult, Cancelled, Failed, Retry
@@ -130,12 +133,22 @@ class DeviceWork:
         outcome = self._in_flight(name, lambda: bench_step(
             job, device, settings=settings, run_id=self.run_id, cancel=cancel,
             emit=self.emit, attempt=attempt, isolate=self._isolation_for(device),
-            before_benchmark=self.recovery.wait_for_temperature))
+            before_benchmark=self._before_round))
         if isinstance(outcome, Benchmarked) and outcome.result.valid:
             self.recovery.device_ok(device)
             self._after_round(job, device, key, done + [(outcome.result, started_at)])
         else:
             self._apply_benchmark(job, device, key, attempt, outcome)
+
+    def _before_round(self, device: Device) -> dict[str, Any] | None:
+        """--cooldown-temp's wait, then (phones) the wait until the device is back at the session's thermal
+        baseline (bench/thermal_baseline.py); what both found goes into the round's record."""
+        cooldown = self.recovery.wait_for_temperature(device)
+        baselines = self.__dict__.setdefault("_thermal_baselines", {})
+        if device.serial not in baselines:
+            baselines[device.serial] = Baseline.of(device)
+        thermal = baselines[device.serial].wait(device, self.control.stop_now)
+        return cooldown if thermal is None else {**(cooldown or {}), "thermal_baseline": thermal}
 
     def _after_round(self, job: BenchJob, device: Device, key: str, done: list[tuple[BenchResult, float]]) -> None:
         """A valid round: keep it, then queue the next one or finish the unit with all of them."""
@@ -159,7 +172,9 @@ class DeviceWork:
             # Behind the other units' rounds, and not before ROUND_GAP_S: drift shows between rounds.
             self.work.put_job(serial, job, ready_at=time.monotonic() + ROUND_GAP_S)
             return
-        self._apply_benchmark(job, device, key, self._attempt(1), Benchmarked(combine(rounds, [r for r, _ in done])))
+        between = reference_record.between_session(self._cache_root(), serial)
+        self._apply_benchmark(job, device, key, self._attempt(1),
+                              Benchmarked(combine(rounds, [r for r, _ in done], between)))
 
     # ----- a round's outcome, or the unit's combined result -----
     def _apply_benchmark(self, job: BenchJob, device: Device, key: str, attempt: Attempt, outcome: Outcome) -> None:
@@ -201,27 +216,50 @@ class DeviceWork:
         """Whether a unit has finished rounds on the device it is on (its later rounds stay there)."""
         return int(((self._record(name).get("devices") or {}).get(key) or {}).get("round") or 1) > 1
 
-    # ----- the reference model -----
+    # ----- the reference workloads -----
     def _time_reference(self, device: Device) -> None:
-        """Time the reference model on `device` now; a failure is reported and costs the run nothing else."""
+        """Time every reference workload on `device` now, keep the figures in the run's references.json
+        and the device history; a failure is reported and costs the run nothing else."""
         serial, clock = device.serial, self.references[device.serial]
-        started, wall = time.monotonic(), time.time()
+        started = time.monotonic()
         self.emit(DeviceState(serial=serial, state="busy", kind=device.kind, model="(reference model)"))
-        median_ns: float | None = None
-        detail = ""
+        figures: dict[str, float] = {}
+        details: list[str] = []
+        for reference in ref.active_references():
+            if self.control.stop_now.is_set():
+                break
+            wall = time.time()
+            median_ns, detail = self._time_one_reference(device, reference)
+            if median_ns is not None:
+                clock.figure(reference.name, wall, median_ns)
+                figures[reference.name] = median_ns
+            else:
+                details.append(f"{reference.name}: {detail}")
+        cost = time.monotonic() - started
+        clock.record(time.monotonic(), cost, None, None)
         try:
+            reference_record.keep(self.run_dir, self._cache_root(), serial, self.run_id, clock)
+        except (OSError, ValueError) as exc:
+            details.append(f"not kept: {exc}")
+        ms = (lambda name: figures[name] / 1e6 if name in figures else None)
+        self.emit(ReferenceTimed(serial=serial, median_ms=ms(ref.COMPUTE), memory_ms=ms(ref.MEMORY),
+                                 seconds=round(cost, 3), detail="; ".join(details)[:300]))
+        self.emit(DeviceState(serial=serial, state="idle", kind=device.kind))
+
+    def _time_one_reference(self, device: Device, reference: ref.Reference) -> tuple[float | None, str]:
+        try:
+            artifact = Artifact(str(reference.artifact(self._cache_root())), ref.REFERENCE_RUNTIME)
             device.ready_for_benchmark(self.control.stop_now)
             with self._isolation_for(device)():
-                block: dict[str, Any] = device.benchmark(Artifact(str(ref.REFERENCE_FILE), ref.REFERENCE_RUNTIME),
-                                                         ref.SETTINGS, self.run_id, self.control.stop_now)
-            if block.get("valid"):
-                median_ns = float(block["stats"]["median_ns"])
-            else:
-                detail = f"{block.get('error_stage')}: {block.get('error_message')}"
+                block: dict[str, Any] = device.benchmark(artifact, reference.settings, self.run_id,
+                                                         self.control.stop_now)
         except DeviceError as err:
-            detail = f"device: {err}"
-        cost = time.monotonic() - started
-        clock.record(time.monotonic(), cost, wall, median_ns)
-        self.emit(ReferenceTimed(serial=serial, median_ms=None if median_ns is None else median_ns / 1e6,
-                                 seconds=round(cost, 3), detail=detail[:300]))
-        self.emit(DeviceState(serial=serial, state="idle", kind=device.kind))
+            return None, f"device: {err}"
+        except (OSError, RuntimeError) as err:  # the memory reference could not be written
+            return None, f"reference file: {err}"
+        if block.get("valid"):
+            return float(block["stats"]["median_ns"]), ""
+        return None, f"{block.get('error_stage')}: {block.get('error_message')}"
+
+    def _cache_root(self) -> Path:
+        return Path(self.converter.cache.root)

@@ -4,7 +4,8 @@ The Runtime protocol's implementation for LiteRT. The modules beside this one ar
 export.py / validate.py (PyTorch -> .tflite in the worker, under convert/worker/export_fixes.py), quantize.py / pt2e.py /
 compact.py (derived precisions), interpreter.py (the host benchmark session), op_profile.py,
 profile_events.py, profiler_calibration.py, ops_block.py, profiled_pass.py (per-op profiles from
-LiteRT's C API) and graph.py (the .tflite flatbuffer reader). Nothing outside this package imports
+LiteRT's C API), graph.py (the .tflite flatbuffer reader) and dense_chain.py (the memory-bound
+reference model, written from the schema). Nothing outside this package imports
 them; everything goes through LITERT below.
 """
 
@@ -65,6 +66,12 @@ class LiteRt:
         from nnlite_tui.core.runtimes.litert.graph import read_graph
 
         return read_graph(path)
+
+    def dense_chain(self, path: str, width: int, layers: int, seed: int) -> None:
+        """Write the memory-bound reference model (dense_chain.py): FULLY_CONNECTED layers, seeded weights."""
+        from nnlite_tui.core.runtimes.litert.dense_chain import write_dense_chain
+
+        write_dense_chain(path, width, layers, seed)
 
     def app_extras(self, path: str) -> dict[str, str]:
         return {}  # the app reads a .tflite's inputs itself, in every protocol version

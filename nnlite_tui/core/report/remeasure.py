@@ -1,0 +1,218 @@
+"""`nnlite compare BEFORE AFTER --remeasure`: time both runs' artifacts again, side by side, in one session.
+
+Two runs made at different times can differ because the device did (compare_sessions.py); no
+statistics on the two runs' own figures can tell that from a real change as well as timing both
+sides again, interleaved, in one session: whatever the device does moves both alike. For each unit
+valid in both runs, its two artifacts (remeasure_artifacts.py) are benchmarked in fresh processes
+(one benchmark = one process on the host, one app launch on a phone) in ABBA order with the side that
+goes first drawn per unit (remeasure_judge.side_order), `pairs` pairs per unit, the pairs of all the
+units taken in turn so that each unit's pairs spread over the session; both sides get the same
+settings. The paired rounds are judged by remeasure_judge.judge_pairs.
+
+State (the folder given by --out, else AFTER/remeasure): state.json (what is measured, where, how),
+rounds.jsonl (one line per finished benchmark, flushed and synced), fetched/ (artifacts taken from
+the cache). A session killed at any point (kill -9 included) resumes from them: a benchmark cut off
+is done again, the finished ones are kept. The result is remeasure.json there, and the comparison.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Callable
+
+from nnlite_tui.core.bench.settings import BenchSettings
+from nnlite_tui.core.outcomes import Artifact
+from nnlite_tui.core.report.compare import NO_SAMPLES, Comparison, Pair
+from nnlite_tui.core.report.compare_sessions import ONE_SESSION
+from nnlite_tui.core.report.remeasure_artifacts import Unit, find_units
+from nnlite_tui.core.report.remeasure_judge import METHOD, MIN_PAIRS_FOR_VERDICT, judge_pairs, side_order
+from nnlite_tui.core.report.rows import load_run
+
+STATE, ROUNDS, RESULT = "state.json", "rounds.jsonl", "remeasure.json"
+PAIRED = "paired rounds"
+
+
+@dataclass
+class Remeasured(Comparison):
+    """A comparison whose two sides were timed again side by side (its pairs' rows hold the new figures)."""
+
+    remeasured: str = ""
+    missing: list[str] = field(default_factory=list)
+
+    @property
+    def method(self) -> str:
+        return METHOD.format(band=f"[{1 - self.threshold:.2f}, {1 + self.threshold:.2f}]")
+
+
+def _state(state_dir: Path, wanted: dict[str, Any]) -> dict[str, Any]:
+    path = state_dir / STATE
+    if path.exists():
+        try:
+            state = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise ValueError(f"{path}: unreadable re-measurement state ({exc}); remove it or use another --out") from None
+        differs = [k for k, v in wanted.items() if state.get(k) != v]
+        if differs:
+            raise ValueError(f"{path}: a re-measurement with other {', '.join(differs)} is there; use another --out")
+        return state
+    state_dir.mkdir(parents=True, exist_ok=True)
+    state = {**wanted, "started_at": time.time()}
+    _write_json(path, state)
+    return state
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _done(state_dir: Path) -> dict[tuple[str, int], dict[str, Any]]:
+    """Finished benchmarks by (unit id, slot); a line cut by a kill is ignored (that benchmark runs again)."""
+    out = {}
+    try:
+        lines = (state_dir / ROUNDS).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return out
+    for line in lines:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and "unit" in rec and "slot" in rec:
+            out[(rec["unit"], int(rec["slot"]))] = rec
+    return out
+
+
+def _append(state_dir: Path, record: dict[str, Any]) -> None:
+    with open(state_dir / ROUNDS, "a", encoding="utf-8") as f:
+        f.write(json.dumps(record) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def remeasure(before_dir: str | Path, after_dir: str | Path, *, device_name: str = "host", pairs: int = 6,
+              settings: BenchSettings, threshold: float = 0.10, out: str | Path | None = None, seed: int = 0,
+              cache_dir: str | Path | None = None, say: Callable[[str], None] = print,
+              stop: threading.Event | None = None) -> Remeasured:
+    from nnlite_tui.core.convert.cache import default_cache_dir
+
+    before, after = load_run(before_dir), load_run(after_dir)
+    state_dir = Path(out) if out else Path(after_dir) / "remeasure"
+    wanted = {"before": str(Path(before_dir).resolve()), "after": str(Path(after_dir).resolve()), "pairs": pairs,
+              "device": device_name, "settings": settings.to_dict(), "seed": seed}
+    state = _state(state_dir, wanted)
+    cache_root = Path(cache_dir) if cache_dir else default_cache_dir()
+    units = find_units(before, after, cache_root, state_dir / "fetched")
+    missing = [line for u in units for line in u.missing()]
+    for line in missing:
+        say(f"missing artifact: {line}")
+    ready = [u for u in units if u.before.path and u.after.path]
+    done = _done(state_dir)
+    stop = stop or threading.Event()
+    if ready:
+        _measure(ready, state, state_dir, device_name, pairs, settings, seed, done, say, stop)
+    state = json.loads((state_dir / STATE).read_text(encoding="utf-8"))
+    result = _judge(before, after, units, _done(state_dir), state, threshold, missing)
+    _write_json(state_dir / RESULT, _result_doc(result, state))
+    return result
+
+
+def _measure(units: list[Unit], state: dict[str, Any], state_dir: Path, device_name: str, pairs: int,
+             settings: BenchSettings, seed: int, done: dict, say: Callable[[str], None], stop: threading.Event) -> None:
+    from nnlite_tui.core.bench.thermal_baseline import Baseline
+    from nnlite_tui.core.devices.registry import resolve_devices
+    from nnlite_tui.core.events import RecordingReporter
+
+    runtimes = tuple(sorted({u.runtime for u in units}))
+    device = resolve_devices([device_name], SimpleNamespace(apk=None, runtimes=runtimes))[0]
+    try:
+        device.prepare(RecordingReporter())
+        state.setdefault("device_info", device.info())
+        state.setdefault("sessions", []).append({"at": time.time(), "pid": os.getpid()})
+        _write_json(state_dir / STATE, state)
+        baseline = Baseline.of(device)
+        total, left = 2 * pairs * len(units), 2 * pairs * len(units) - len(done)
+        for pair in range(pairs):
+            for unit in units:
+                order = side_order(pairs, unit.id, seed)
+                for slot in (2 * pair, 2 * pair + 1):
+                    if (unit.id, slot) in done or stop.is_set():
+                        continue
+                    side = order[slot]
+                    found = unit.before if side == "A" else unit.after
+                    thermal = baseline.wait(device, stop)
+                    device.ready_for_benchmark(stop)
+                    started = time.time()
+                    block = device.benchmark(Artifact(str(found.path), unit.runtime), _unit_settings(settings, unit),
+                                             "remeasure", stop)
+                    valid = bool(block.get("valid"))
+                    median = float(block["stats"]["median_ns"]) if valid else None
+                    _append(state_dir, {"unit": unit.id, "slot": slot, "pair": pair, "side": side,
+                                        "started_at": started, "seconds": round(time.time() - started, 3),
+                                        "median_ns": median, "thermal": thermal,
+                                        "error": None if valid else f"{block.get('error_stage')}: "
+                                                                    f"{block.get('error_message')}"})
+                    left -= 1
+                    say(f"[{total - left}/{total}] {unit.name} {'before' if side == 'A' else 'after'} "
+                        + (f"{median / 1e6:.3f} ms" if median else "failed"))
+    finally:
+        device.close()
+
+
+def _unit_settings(settings: BenchSettings, unit: Unit) -> BenchSettings:
+    """The same budget for both sides; the threads and backend the runs used."""
+    threads = unit.settings.get("threads")
+    backend = unit.settings.get("backend")
+    return replace(settings, threads=int(threads) if isinstance(threads, int) and threads > 0 else settings.threads,
+                   backend=backend if isinstance(backend, str) and backend else settings.backend)
+
+
+def _judge(before, after, units: list[Unit], done: dict, state: dict[str, Any], threshold: float,
+           missing: list[str]) -> Remeasured:
+    rows_b = {r.key: r for r in before.rows}
+    rows_a = {r.key: r for r in after.rows}
+    out = []
+    for unit in units:
+        recs = {slot: rec for (uid, slot), rec in done.items() if uid == unit.id}
+        a_ns, b_ns = [], []
+        for pair in range(state["pairs"]):
+            got = [recs.get(2 * pair), recs.get(2 * pair + 1)]
+            if all(g and g.get("median_ns") for g in got):
+                by_side = {g["side"]: g["median_ns"] for g in got}
+                a_ns.append(by_side["A"])
+                b_ns.append(by_side["B"])
+        rb = replace(rows_b[unit.key], round_medians_ns=a_ns, headline_median_ns=statistics.median(a_ns) if a_ns else None,
+                     samples_ns=[], stable=None, interval_ns=None)
+        ra = replace(rows_a[unit.key], round_medians_ns=b_ns, headline_median_ns=statistics.median(b_ns) if b_ns else None,
+                     samples_ns=[], stable=None, interval_ns=None)
+        if not a_ns:
+            out.append(Pair(rb, ra, NO_SAMPLES, basis=PAIRED, sessions=ONE_SESSION))
+            continue
+        v = judge_pairs(a_ns, b_ns, threshold)
+        out.append(Pair(rb, ra, v.change, v.ratio, v.ci, PAIRED, v.p_value, sessions=ONE_SESSION))
+    info = state.get("device_info") or {}
+    when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(state["started_at"]))
+    text = (f"re-measured side by side on {info.get('serial', state['device'])} ({info.get('model') or info.get('kind')}), "
+            f"started {when} UTC, {state['pairs']} ABBA pairs per unit in fresh processes; the runs' own figures "
+            "are not used" + ("" if state["pairs"] >= MIN_PAIRS_FOR_VERDICT else
+                              f" (fewer than {MIN_PAIRS_FOR_VERDICT} pairs: the rank test cannot support a verdict)"))
+    return Remeasured(before=before, after=after, threshold=threshold, pairs=out, only_before=[], only_after=[],
+                      remeasured=text, missing=missing)
+
+
+def _result_doc(cmp: Remeasured, state: dict[str, Any]) -> dict[str, Any]:
+    return {"remeasured": True, "summary": cmp.remeasured, "method": cmp.method, "device": state.get("device_info"),
+            "started_at": state.get("started_at"), "finished_at": time.time(), "pairs_per_unit": state["pairs"],
+            "settings": state["settings"], "missing": cmp.missing,
+            "units": [{"model": p.before.model, "device": p.before.device, "backend": p.before.backend,
+                       "precision": p.before.precision, "change": p.change, "ratio": p.ratio,
+                       "ci": list(p.ci) if p.ci else None, "wilcoxon_p": p.p_value,
+                       "before_ns": p.before.round_medians_ns, "after_ns": p.after.round_medians_ns} for p in cmp.pairs]}
