@@ -17,6 +17,7 @@ PID_FILE = "runner.pid"  # written by the process that owns a run, removed when 
 REPORTS_DIR = "reports"  # one JSON report per (unit, device, backend)
 REPORT_INDEX_FILE = "report_index.jsonl"  # core.results.index: one summary line per report written
 ARTIFACTS_DIR = "artifacts"  # the run's copies of converted models (kept by --keep-artifacts)
+LEGACY_ARTIFACTS_DIR = "tflite"  # where releases before runtimes existed kept them (compare --remeasure reads it)
 LOGS_DIR = "logs"  # one log per unit, and the workers' start-up log
 
 

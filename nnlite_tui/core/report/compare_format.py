@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import csv
 import io
-from html import escape
 
 from nnlite_tui.core.report.compare import MARKS, SINGLE_ROUND, Comparison, Pair
 from nnlite_tui.core.report.compare_sessions import SINGLE_SESSION
-from nnlite_tui.core.report.html_assets import CSS
 from nnlite_tui.core.report.rows import ResultRow
 
 CSV_COLUMNS = ("change", "model", "device", "backend", "precision", "before_median_ms", "after_median_ms", "ratio",
@@ -177,24 +175,3 @@ def to_csv(cmp: Comparison) -> str:
                      + [_csv_row(None, r, "only after") for r in cmp.only_after])
     return buf.getvalue()
 
-
-def to_html(cmp: Comparison) -> str:
-    colour = {"slower": "status-failed", "broken": "status-failed", "faster": "status-done", "fixed": "status-done"}
-    body = "".join(
-        f'<tr class="{colour.get(p.change, "")}"><td>{escape(MARKS[p.change])} {escape(p.change)}</td>'
-        f'<td class="num">{escape(_spread(p.before))}</td><td class="num">{escape(_spread(p.after))}</td>'
-        f'<td class="num">{_ratio(p)}</td><td class="num">{_ci(p)}</td><td>{escape(p.before.model)}</td>'
-        f"<td>{escape(p.before.device)}</td><td>{escape(p.before.backend)}</td><td>{escape(p.before.precision)}</td>"
-        "</tr>" for p in cmp.pairs)
-    only = "".join(f"<h2>{label} ({len(rows)})</h2><ul>" + "".join(
-        f"<li>{escape(r.model)} · {escape(r.device)} · {escape(r.backend)} · {escape(r.precision)}</li>"
-        for r in rows) + "</ul>" for label, rows in (("Only in before", cmp.only_before),
-                                                     ("Only in after", cmp.only_after)) if rows)
-    head = "".join(f"<p>{escape(line)}</p>" for line in _header_lines(cmp))
-    energy = energy_table(cmp)
-    only += f"<h2>Energy per inference</h2><pre>{escape(chr(10).join(energy[1:]))}</pre>" if energy else ""
-    return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>nnlite compare</title>"
-            f"<style>{CSS}</style></head><body><h1>nnlite compare</h1>{head}<p><b>{escape(_summary(cmp))}</b></p>"
-            '<table id="compare"><tr><th>change</th><th class="num">before ms</th><th class="num">after ms</th>'
-            '<th class="num">ratio</th><th class="num">CI</th><th>model</th><th>device</th><th>backend</th>'
-            f"<th>precision</th></tr>{body}</table>{only}</body></html>")

@@ -76,7 +76,7 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
 
 def _done(state_dir: Path) -> dict[tuple[str, int], dict[str, Any]]:
     """Finished benchmarks by (unit id, slot); a line cut by a kill is ignored (that benchmark runs again)."""
-    out = {}
+    out: dict[tuple[str, int], dict[str, Any]] = {}
     try:
         lines = (state_dir / ROUNDS).read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
@@ -186,7 +186,7 @@ def _judge(before, after, units: list[Unit], done: dict, state: dict[str, Any], 
         for pair in range(state["pairs"]):
             got = [recs.get(2 * pair), recs.get(2 * pair + 1)]
             if all(g and g.get("median_ns") for g in got):
-                by_side = {g["side"]: g["median_ns"] for g in got}
+                by_side = {g["side"]: g["median_ns"] for g in got if g}
                 a_ns.append(by_side["A"])
                 b_ns.append(by_side["B"])
         rb = replace(rows_b[unit.key], round_medians_ns=a_ns, headline_median_ns=statistics.median(a_ns) if a_ns else None,

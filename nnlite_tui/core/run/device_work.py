@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from nnlite_tui.core.bench.reference import ReferenceClock
+    from nnlite_tui.core.convert.converter import Converter
     from nnlite_tui.core.convert.step import Attempt
     from nnlite_tui.core.devices.base import Device
     from nnlite_tui.core.events import Event
@@ -65,6 +66,7 @@ class DeviceWork:
         references: dict[str, ReferenceClock]
         reports: ReportWriter
         disk: DiskGuard
+        converter: Converter
 
         def emit(self, event: Event) -> None: ...
         def _record(self, name: str) -> dict[str, Any]: ...
