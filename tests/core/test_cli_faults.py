@@ -220,7 +220,7 @@ def test_an_unreadable_lemur_transform_is_named(tmp_path):
     result = nnlite("run", str(tree), "--out", str(tmp_path / "o"), "--exclude", "*", "--headless")
     assert result.returncode == ExitCode.NOTHING and "Traceback" not in result.stderr
     transform = tree / "ab" / "nn" / "transform" / "norm_flip.py"
-    assert f"warning: {transform}: the transform cannot be read (SyntaxError in norm_flip.py)" in result.stderr
+    assert f"warning: {transform}: the transform cannot be read (SyntaxError at norm_flip.py:" in result.stderr
     assert "converting at 32x32" in result.stderr
 
 

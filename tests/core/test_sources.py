@@ -340,3 +340,15 @@ def test_sources_module_does_not_import_torch():
 def test_spec_round_trips_through_dict():
     for s in discover([str(SAMPLES)]):
         assert type(s).from_dict(json.loads(json.dumps(s.to_dict()))) == s
+
+
+@pytest.mark.parametrize("body", ["X = " + "1+" * 300_000 + "1\n", "X = " + "-" * 200_000 + "1\n",
+                                  "X = " + "[" * 200 + "]" * 200 + "\n", "# pad\n" * 800_000])
+def test_a_source_that_cannot_be_parsed_is_skipped_with_a_cause_and_the_others_still_run(tmp_path, body):
+    """A file nested past the parser's limits, or too large, is one skipped entry, never a stopped run."""
+    shutil.copy(SAMPLES / "plain_cnn.py", tmp_path / "plain_cnn.py")
+    (tmp_path / "deep.py").write_text(body + "class Net: pass\n")
+    warned: list[str] = []
+    specs = discover([str(tmp_path)], warn=warned.append)
+    assert "plain_cnn" in [s.name for s in specs]
+    assert any("deep.py" in w for w in warned), warned

@@ -46,16 +46,32 @@ class ModelFile:
     error: str | None = None
 
 
-def read_model_file(path: Path) -> ModelFile:
-    data = path.read_bytes()
-    sha = hashlib.sha256(data).hexdigest()
+# The largest model file of LEMUR's release is 178 kB; a source file is read whole and parsed here.
+MAX_SOURCE_BYTES = 4 * 2**20
+
+
+def parse_source(path: Path, data: bytes) -> ast.Module | str:
+    """The file's syntax tree, or one line saying why it has none. A file is data from outside: too large,
+    nested past the parser's recursion limit or past memory, it is refused, never the run stopped."""
+    if len(data) > MAX_SOURCE_BYTES:
+        return f"{path.name}: {len(data):,} bytes, over the {MAX_SOURCE_BYTES // 2**20} MB a model source may have"
     try:
-        tree = ast.parse(data, filename=str(path))
+        return ast.parse(data, filename=str(path))
     except (SyntaxError, ValueError) as e:  # ValueError: source contains NUL bytes
         line = getattr(e, "lineno", None)
         where = f"{path.name}:{line}" if line else path.name
         msg = getattr(e, "msg", None) or str(e)
-        return ModelFile(path, sha, error=f"{type(e).__name__} at {where}: {msg}")
+        return f"{type(e).__name__} at {where}: {msg}"
+    except (RecursionError, MemoryError) as e:
+        return f"{type(e).__name__} at {path.name}: nested too deeply to parse"
+
+
+def read_model_file(path: Path) -> ModelFile:
+    data = path.read_bytes()
+    sha = hashlib.sha256(data).hexdigest()
+    tree = parse_source(path, data)
+    if isinstance(tree, str):
+        return ModelFile(path, sha, error=tree)
     hp, shape, has_net = None, None, False
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == "supported_hyperparameters":

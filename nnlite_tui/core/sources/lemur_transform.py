@@ -32,10 +32,11 @@ class Geometry:
 
 def parse_transform(path: Path) -> list[Op] | str:
     """The calls in a transform file's `transform()` in source order; a string says why there are none."""
-    try:
-        tree = ast.parse(path.read_bytes(), filename=str(path))
-    except (SyntaxError, ValueError) as e:
-        return f"{type(e).__name__} in {path.name}"
+    from nnlite_tui.core.sources.lemur import parse_source  # lemur imports this module
+
+    tree = parse_source(path, path.read_bytes())
+    if isinstance(tree, str):
+        return tree
     fns = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "transform"]
     if not fns:
         return f"no transform() in {path.name}"
