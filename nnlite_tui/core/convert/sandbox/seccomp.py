@@ -7,6 +7,11 @@ fails with EACCES; socketpair() is still allowed (it connects to nothing outside
 descriptors handed in by the parent keep working. System calls of another architecture (the x32
 ABI, 32-bit programs) fail with ENOSYS, since their numbers would slip past the filter.
 
+Some calls fail with ENOSYS, as on a kernel without them, because they reach around the rules above
+or into another process: io_uring (its IORING_OP_SOCKET makes a unix socket without socket()), and
+ptrace, process_vm_readv/writev, pidfd_open and pidfd_getfd (a process left behind by one model
+could take another job's descriptors or memory: the result socket, the artifact being written).
+
 Classic BPF, written out here for x86-64 and arm64 (the architectures nnlite runs on); elsewhere
 there is no program and `nnlite doctor` says that unix sockets are not refused.
 """
@@ -19,6 +24,10 @@ import struct
 
 # linux/audit.h, linux/seccomp.h, asm/unistd.h
 _ARCH = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198), "arm64": (0xC00000B7, 198)}
+# Refused with ENOSYS: io_uring_setup/enter/register, pidfd_open, pidfd_getfd (one numbering for both
+# architectures since 5.1), then ptrace and process_vm_readv/writev in each architecture's own numbers.
+_UNIFIED_DENIED = (425, 426, 427, 434, 438)
+_DENIED = {0xC000003E: (*_UNIFIED_DENIED, 101, 310, 311), 0xC00000B7: (*_UNIFIED_DENIED, 117, 270, 271)}
 _X32_BIT = 0x40000000
 _RET_ALLOW = 0x7FFF0000
 _RET_ERRNO = 0x00050000
@@ -48,6 +57,8 @@ def program(machine: str | None = None) -> bytes | None:
     ]
     if x32:
         insns += [_insn(_JGE_K, 0, 1, _X32_BIT), _insn(_RET_K, 0, 0, _RET_ERRNO | _ENOSYS)]
+    for nr in _DENIED[arch]:
+        insns += [_insn(_JEQ_K, 0, 1, nr), _insn(_RET_K, 0, 0, _RET_ERRNO | _ENOSYS)]
     insns += [
         _insn(_JEQ_K, 0, 3, nr_socket),
         _insn(_LD_W_ABS, 0, 0, _ARG0),
