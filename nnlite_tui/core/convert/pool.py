@@ -293,7 +293,8 @@ class Worker:
 
     def _ended(self, raw: dict[str, Any] | None, status: int, peak: int) -> dict[str, Any]:
         """The job's process has ended with `status`: its result checked, or its death as a crash."""
-        if raw is None:
+        if raw is None:  # the job's process died: the worker is replaced as if it had (its staging goes too)
+            self.kill()
             return failure("crash", "WorkerCrash", f"conversion worker died ({_reason(status)})")
         try:
             result = self.finish(messages.result(raw))
