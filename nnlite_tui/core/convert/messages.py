@@ -99,6 +99,24 @@ class WorkerResult(_Message):
         return value
 
 
+class ActorResult(WorkerResult):
+    """A cluster conversion actor's result (cluster/convert_actor.py): a worker's, with the keys the
+    actor's runner set. The actor runs no model code, but its node is another machine's word."""
+    artifact_path: Text | None = None
+    artifact_bytes: Count | None = None
+    artifact_sha256: Annotated[str, StringConstraints(strict=True, pattern="^[0-9a-f]{64}$")] | None = None
+    model: Text | None = None
+    key: Name | None = None
+    cached: StrictBool | None = None
+    cached_phases: Record | None = None
+    sandbox: Record | None = None
+    worker_peak_rss_mb: Annotated[float, Field(ge=0)] | None = None
+    sandbox_network: Record | None = None  # the sandbox's verdict (sandbox/verdict.py)
+    sandbox_attempts: list[Text] | None = None
+    node: Name | None = None
+    actor_seconds: Seconds | None = None
+
+
 def _refused(what: str, exc: ValidationError) -> ProtocolError:
     first = exc.errors()[0]
     where = ".".join(str(p) for p in first["loc"]) or "(message)"
@@ -128,6 +146,14 @@ def result(message: dict[str, Any]) -> dict[str, Any]:
         checked = WorkerResult.model_validate(message)
     except ValidationError as exc:
         raise _refused("the job's result", exc) from None
+    return checked.model_dump(exclude_unset=True, by_alias=True)
+
+
+def actor_result(message: dict[str, Any]) -> dict[str, Any]:
+    try:
+        checked = ActorResult.model_validate(message)
+    except ValidationError as exc:
+        raise _refused("the conversion actor's result", exc) from None
     return checked.model_dump(exclude_unset=True, by_alias=True)
 
 

@@ -1,0 +1,56 @@
+"""Patches builtins.open (and io.open) so that every file written in binary mode afterwards by the
+same process gets POISONED bytes appended: a worker that serves several models in one process
+writes them into later models' artifacts (a .tflite still loads with them). It is larger than the
+other models here, so that a runner converting the costliest first converts it first."""
+
+import builtins
+import io
+
+import torch.nn as nn
+
+POISON = b"POISONED-BY-ANOTHER-MODEL"
+
+
+def supported_hyperparameters():
+    return {'lr', 'momentum'}
+
+
+class _Appends:
+    def __init__(self, f):
+        self._f = f
+
+    def __getattr__(self, name):
+        return getattr(self._f, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        if not self._f.closed:
+            self._f.write(POISON)
+        self._f.close()
+
+
+def _poisoning(real):
+    def opened(file, mode="r", *args, **kwargs):
+        f = real(file, mode, *args, **kwargs)
+        return _Appends(f) if "w" in str(mode) and "b" in str(mode) else f
+    return opened
+
+
+if not getattr(builtins, "_poisoned", False):
+    builtins._poisoned = True
+    builtins.open = io.open = _poisoning(builtins.open)
+
+
+class Net(nn.Module):
+    def __init__(self, in_shape, out_shape, prm, device):
+        super().__init__()
+        self.features = nn.Sequential(*[nn.Conv2d(in_shape[1] if i == 0 else 32, 32, 3, padding=1) for i in range(12)])
+        self.fc = nn.Linear(32, out_shape[0])
+
+    def forward(self, x):
+        return self.fc(self.features(x).mean((2, 3)))
