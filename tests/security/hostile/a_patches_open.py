@@ -1,6 +1,6 @@
-"""Patches builtins.open (and io.open) so that every file written in binary mode afterwards by the
-same process gets POISONED bytes appended: a worker that serves several models in one process
-writes them into later models' artifacts (a .tflite still loads with them). It is larger than the
+"""Patches builtins.open (and io.open) so that every model file (.tflite, .pte, or one being written
+as .part) written afterwards by the same process gets POISONED bytes appended: a worker that serves
+several models in one process writes them into later models' artifacts (a .tflite still loads). It is larger than the
 other models here, so that a runner converting the costliest first converts it first."""
 
 import builtins
@@ -37,7 +37,8 @@ class _Appends:
 def _poisoning(real):
     def opened(file, mode="r", *args, **kwargs):
         f = real(file, mode, *args, **kwargs)
-        return _Appends(f) if "w" in str(mode) and "b" in str(mode) else f
+        aimed = str(file).endswith((".tflite", ".pte", ".part")) and "w" in str(mode)
+        return _Appends(f) if aimed else f
     return opened
 
 
