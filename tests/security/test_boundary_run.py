@@ -112,6 +112,9 @@ def test_a_model_that_patches_open_does_not_reach_the_next_models_artifact(hosti
     data = artifact.read_bytes()
     assert b"POISONED-BY-ANOTHER-MODEL" not in data
     assert report["conversion"]["artifact_sha256"] == hashlib.sha256(data).hexdigest()
+    # The artifact's graph, read again by a process that never imported a model, agrees with the job's count.
+    check = report["conversion"]["compute_check"]
+    assert check["verdict"] == "ok" and check["artifact_flops"] > 0 and "recounted" not in check
 
 
 def test_the_reported_sha256_is_the_runners_measurement_not_the_workers_claim(hostile_run):

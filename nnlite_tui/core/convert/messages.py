@@ -45,6 +45,13 @@ class Done(_Message):
     status: Annotated[int, Field(strict=True, ge=-128, le=255)]
 
 
+class GraphWork(_Message):
+    """The artifact's MAC FLOPs as the graph reader found them (Runtime.graph_work), in a clean process."""
+    flops: Count | None
+    flops_by_op: dict[Name, Count]
+    flops_unmeasured: Text | None = None
+
+
 class WorkerResult(_Message):
     """A job's result as the worker sends it (worker/main.py, the runtimes' export and derive)."""
     ok: StrictBool
@@ -147,6 +154,13 @@ def result(message: dict[str, Any]) -> dict[str, Any]:
     except ValidationError as exc:
         raise _refused("the job's result", exc) from None
     return checked.model_dump(exclude_unset=True, by_alias=True)
+
+
+def graph_work(message: dict[str, Any]) -> dict[str, Any]:
+    try:
+        return GraphWork.model_validate(message).model_dump()
+    except ValidationError as exc:
+        raise _refused("the graph reader's result", exc) from None
 
 
 def actor_result(message: dict[str, Any]) -> dict[str, Any]:

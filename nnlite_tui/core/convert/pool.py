@@ -13,10 +13,11 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nnlite_tui.core.convert import intake, messages, wire
+from nnlite_tui.core.convert import compute_recheck, intake, messages, wire
 from nnlite_tui.core.convert.process_tree import tree_sum
 from nnlite_tui.core.convert.phases import merged
 from nnlite_tui.core.convert.memory_cap import over_cap_message
@@ -183,7 +184,8 @@ class Worker:
             taken = intake.hash_in_place(Path(out_path))
         except intake.Refused as exc:
             return intake.refused_result(str(exc))
-        return {**result, "artifact_path": out_path, "artifact_bytes": taken.bytes, "artifact_sha256": taken.sha256}
+        result = {**result, "artifact_path": out_path, "artifact_bytes": taken.bytes, "artifact_sha256": taken.sha256}
+        return self.recheck(result, Path(out_path))
 
     def kill(self) -> None:
         with self._kill_lock:
@@ -218,15 +220,19 @@ class Worker:
             return failure("crash", "WorkerGone", "conversion worker was shut down")
         mine, theirs = socket.socketpair()
         self._job = job
+        self.jobs += 1
         try:
-            return self._run(conn, proc, mine, theirs, job, cancel)
+            return self._run(conn, proc, mine, theirs, job, cancel, self.job_fds(), self._ended)
         finally:
             self._job = None
             mine.close()
             theirs.close()
 
     def _run(self, conn: socket.socket, proc: subprocess.Popen, mine: socket.socket, theirs: socket.socket,
-             job: dict[str, Any], cancel: threading.Event | None) -> dict[str, Any]:
+             job: dict[str, Any], cancel: threading.Event | None, fds: tuple[int, ...],
+             ended: Callable[[dict[str, Any] | None, int, int], dict[str, Any]]) -> dict[str, Any]:
+        """Send `job` with its result socket and `fds`, watch it (timeout, memory, cancel, the worker's
+        death) until the worker says its process ended; then ended(raw result or None, status, peak)."""
         started = time.monotonic()
         paused_before = self.gate.total()
         cap_mb = self.cap_mb
@@ -235,9 +241,8 @@ class Worker:
         answer, ended = wire.FrameReader(), wire.FrameReader(limit=256)
         raw: dict[str, Any] | None = None
         try:
-            wire.send(conn, job, (theirs.fileno(), *self.job_fds()))
+            wire.send(conn, job, (theirs.fileno(), *fds))
             theirs.close()  # the worker's child holds the only other end
-            self.jobs += 1
             mine.setblocking(False)
             conn.setblocking(False)
             while True:
@@ -250,7 +255,7 @@ class Worker:
                         status = messages.done(done).status
                         if raw is None and not answer.eof:
                             raw = answer.feed(mine)  # all of it is buffered once the child has ended
-                        return self._ended(raw, status, peak)
+                        return ended(raw, status, peak)
                     if ended.eof:
                         raise EOFError
                 if cancel is not None and cancel.is_set():
@@ -307,6 +312,42 @@ class Worker:
         if self.jobs >= self.options.recycle_after:
             self.stop()
         return result
+
+
+    def recheck(self, result: dict[str, Any], artifact: Path) -> dict[str, Any]:
+        """The compute check judged again on the artifact's graph as read by a process that never ran
+        model code (forked from the worker for it): the model's process may have forged its artifact's
+        figures. A failure of that reading (a crafted artifact that crashes the reader) fails this unit."""
+        check = result.get("compute_check")
+        conn, proc = self.conn, self.process
+        if not result.get("ok") or not isinstance(check, dict) or conn is None or proc is None or not self.alive:
+            return result
+        try:
+            fd = os.open(artifact, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError as exc:
+            return failure("crash", "WorkerGone", f"the artifact could not be opened again ({exc.strerror})")
+        mine, theirs = socket.socketpair()
+        try:
+            read = self._run(conn, proc, mine, theirs, {"check": "graph", "runtime": result.get("runtime")}, None,
+                             (fd,), self._graph_read)
+        finally:
+            os.close(fd)
+            mine.close()
+            theirs.close()
+        if "ok" in read:  # the reading failed: timed out, died, or broke the protocol
+            return {**failure("validate", "GraphCheckFailed", "reading the artifact's graph outside the model's "
+                                                              f"process failed: {read.get('error_message')}"),
+                    "cause": "graph-check-failed"}
+        return compute_recheck.rejudged(result, check, read)
+
+    def _graph_read(self, raw: dict[str, Any] | None, status: int, peak: int) -> dict[str, Any]:
+        if raw is None:
+            self.kill()
+            return failure("crash", "GraphReaderCrash", f"the graph reader died ({_reason(status)})")
+        try:
+            return messages.graph_work(raw)
+        except wire.ProtocolError as exc:
+            return messages.violation(str(exc))
 
 
 def _reason(code: int | None) -> str:

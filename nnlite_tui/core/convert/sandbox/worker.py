@@ -137,6 +137,8 @@ class SandboxedWorker(Worker):
         self._replace = result.get("cause") in verdict.RECYCLE
         self.baseline = after  # its leftovers are gone; its counters are where the next job starts
         self.check_s = time.perf_counter() - began  # what judging the job cost (bench/sandbox_overhead.py)
+        if self._artifact is not None:  # its leftovers are dead: a clean process reads the artifact's graph
+            result = self.recheck(result, Path(self._artifact[1]))
         return result
 
     def run(self, job: dict[str, Any], cancel: threading.Event | None = None) -> dict[str, Any]:

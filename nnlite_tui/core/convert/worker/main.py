@@ -138,14 +138,17 @@ def _run_child(control: socket.socket, job: dict[str, Any], fds: list[int], reco
     code = 70
     try:
         control.close()  # the model never sees the worker's channel to the runner
-        result_fd, log_fd = fds[0], (fds[1] if len(fds) > 1 else None)
+        result_fd, log_fd = fds[0], (fds[1] if len(fds) > 1 and not job.get("check") else None)
         if scratch is not None:
             job_scratch.enter(scratch)
         if log_fd is not None:
             job["log_path"] = f"/proc/self/fd/{log_fd}"  # opened again by whoever writes the log
         attempt_record.take()  # what the worker did before the fork is not the model's
-        result = handle_job(job)
-        if recording:
+        if job.get("check") == "graph":  # no model code in this process: the artifact's own figures
+            result = get_runtime(job["runtime"]).graph_work(f"/proc/self/fd/{fds[1]}")
+        else:
+            result = handle_job(job)
+        if recording and not job.get("check"):
             result["sandbox_record"] = attempt_record.take()
         for key in RUNNER_KEYS:  # the artifact's path, size and hash are measured by the runner
             result.pop(key, None)

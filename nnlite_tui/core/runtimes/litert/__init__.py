@@ -83,6 +83,11 @@ class LiteRt:
         self.worker_start()
         return export(prepared, out_path, self._tracker, clock)
 
+    def graph_work(self, path: str) -> dict[str, Any]:
+        from nnlite_tui.core.runtimes.litert.export import mac_work
+
+        return mac_work(path)
+
     def derive(self, job: dict[str, Any]) -> dict[str, Any]:
         from nnlite_tui.core.runtimes.litert.quantize import handle_derive
 
