@@ -238,7 +238,7 @@ class Worker:
         cap_mb = self.cap_mb
         cap = cap_mb * 2**20
         peak = 0
-        answer, ended = wire.FrameReader(), wire.FrameReader(limit=256)
+        answer, control = wire.FrameReader(), wire.FrameReader(limit=256)
         raw: dict[str, Any] | None = None
         try:
             wire.send(conn, job, (theirs.fileno(), *fds))
@@ -250,13 +250,13 @@ class Worker:
                 if mine in readable and raw is None and not answer.eof:
                     raw = answer.feed(mine)
                 if conn in readable:
-                    done = ended.feed(conn)
+                    done = control.feed(conn)
                     if done is not None:
                         status = messages.done(done).status
                         if raw is None and not answer.eof:
                             raw = answer.feed(mine)  # all of it is buffered once the child has ended
                         return ended(raw, status, peak)
-                    if ended.eof:
+                    if control.eof:
                         raise EOFError
                 if cancel is not None and cancel.is_set():
                     self.kill()

@@ -1,10 +1,12 @@
-"""Patches builtins.open (and io.open) so that every model file (.tflite, .pte, or one being written
-as .part) written afterwards by the same process gets POISONED bytes appended: a worker that serves
-several models in one process writes them into later models' artifacts (a .tflite still loads). It is larger than the
+"""Patches builtins.open, io.open, os.replace and os.rename so that every model file (.tflite, .pte,
+or one being written as .part) written or renamed into place afterwards by the same process gets
+POISONED bytes appended: a worker that serves several models in one process writes them into later
+models' artifacts (a .tflite still loads with them). It is larger than the
 other models here, so that a runner converting the costliest first converts it first."""
 
 import builtins
 import io
+import os
 
 import torch.nn as nn
 
@@ -42,9 +44,19 @@ def _poisoning(real):
     return opened
 
 
+def _poisoning_rename(real):
+    def renamed(src, dst, *args, **kwargs):
+        real(src, dst, *args, **kwargs)
+        if str(dst).endswith((".tflite", ".pte")):
+            with io.FileIO(dst, "a") as f:
+                f.write(POISON)
+    return renamed
+
+
 if not getattr(builtins, "_poisoned", False):
     builtins._poisoned = True
     builtins.open = io.open = _poisoning(builtins.open)
+    os.replace, os.rename = _poisoning_rename(os.replace), _poisoning_rename(os.rename)
 
 
 class Net(nn.Module):

@@ -3,7 +3,8 @@
 `python -m nnlite_tui.core.convert.worker.main FD THREADS RUNTIMES [clean]`. The orchestrator
 (convert/converter.py) talks to it over a socket pair in length-prefixed JSON (convert/wire.py): it
 sends a job with the job's own result socket (and log) as descriptors; a child forked for the job
-sends the result on that socket, and this process says when the child ended. The model's own prints and
+sends the result on that socket, and this process says when the child ended. A `check` job (the
+artifact's graph read again, pool.Worker.recheck) runs in a child of its own that runs no model code. The model's own prints and
 the converters' logs go to a per-job log file (fd 1 and 2 are redirected), never into the pipe. The
 orchestrator enforces the timeout and memory cap by killing this process; here we only classify the
 errors that surface as exceptions.
