@@ -128,7 +128,6 @@ def test_the_reported_sha256_is_the_runners_measurement_not_the_workers_claim(ho
 
 
 @pytest.mark.parametrize("which, kind, says", [("hostile_run", "symlink", "not openable as a plain file"),
-                                               ("hostile_run", "sparse", "bytes"),
                                                ("blocking_run", "fifo", "a FIFO"),
                                                ("blocking_run", "directory", "a directory")])
 def test_an_artifact_swapped_for_a_non_file_is_refused(request, which, kind, says):
@@ -137,6 +136,15 @@ def test_an_artifact_swapped_for_a_non_file_is_refused(request, which, kind, say
     conversion = report["conversion"]
     assert (conversion["stage"], conversion["cause"]) == ("sandbox", "artifact-refused"), conversion
     assert says in conversion["error_message"]
+
+
+def test_a_huge_sparse_artifact_is_neither_taken_nor_valid(hostile_run):
+    """The job's files are capped by the kernel (RLIMIT_FSIZE): the 64 GiB truncate fails in the job's
+    process; were it written, the runner would refuse it (test_boundary_units.py)."""
+    report = hostile_run["reports"]["swap_sparse"]
+    assert report["valid"] is False
+    assert not [p for p in (*hostile_run["run"].rglob("*"), *hostile_run["cache"].rglob("*"))
+                if p.is_file() and p.stat().st_size > 2**31]
 
 
 def test_no_link_or_sparse_file_reached_the_run_or_the_cache(hostile_run):

@@ -52,6 +52,14 @@ class GraphWork(_Message):
     flops_unmeasured: Text | None = None
 
 
+class ProbeAnswer(BaseModel):
+    """One line of the size probe (convert/cost_probe.py), which builds models: only what ranking reads."""
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    name: Text
+    params: Count | None = None
+    modules: Count | None = None
+
+
 class WorkerResult(_Message):
     """A job's result as the worker sends it (worker/main.py, the runtimes' export and derive)."""
     ok: StrictBool
@@ -161,6 +169,13 @@ def graph_work(message: dict[str, Any]) -> dict[str, Any]:
         return GraphWork.model_validate(message).model_dump()
     except ValidationError as exc:
         raise _refused("the graph reader's result", exc) from None
+
+
+def probe_answer(message: Any) -> ProbeAnswer:
+    try:
+        return ProbeAnswer.model_validate(message)
+    except ValidationError as exc:
+        raise _refused("the size probe's answer", exc) from None
 
 
 def actor_result(message: dict[str, Any]) -> dict[str, Any]:

@@ -4,16 +4,23 @@ The worker's sandbox has one writable scratch (HOME and TMPDIR inside it, the wo
 and a small /dev/shm; jobs run one after another, each in a process forked for it. Before a job,
 the worker (which never ran model code) removes everything the previous job left there, so that a
 file one model planted (a module on a lazy import's path, a poisoned cache) is gone before the next
-model's job starts; the job's process then works in a fresh directory of its own.
+model's job starts; the job's process then works in a fresh directory of its own. The worker is
+non-dumpable (a job's process cannot ptrace it), and a job's files are bounded in size.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
+import resource
 import shutil
+import signal
 import tempfile
 from pathlib import Path
 
+from nnlite_tui.core.convert.intake import MAX_BYTES
+
+PR_SET_DUMPABLE = 4
 KEEP = ("home", "tmp")  # the policy's HOME and TMPDIR: emptied, not removed
 SHM = Path("/dev/shm")
 
@@ -51,3 +58,19 @@ def enter(scratch: str) -> str:
     tempfile.tempdir = None  # computed again from TMPDIR
     os.chdir(own)
     return own
+
+
+def guard_worker() -> None:
+    """The worker made non-dumpable: a job's process (same user, no capabilities) can then neither
+    ptrace it nor write its memory through /proc/<pid>/mem, and so cannot plant code in the process
+    every later job is forked from."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+
+def bound_job() -> None:
+    """In the job's process: no file it writes (artifact, log, scratch) grows past what the runner
+    would take (a write beyond fails with EFBIG rather than killing the job), and it is dumpable
+    again, so that the runner can read its memory figures."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (MAX_BYTES, MAX_BYTES))
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)

@@ -113,6 +113,7 @@ def worker_main(sock: socket.socket, threads: int = 1, runtimes: tuple[str, ...]
     recording = bool(os.environ.get(attempt_record.ENV_WRITABLE))  # set by the sandbox
     if recording:
         attempt_record.install()  # after the imports: what they do is not a model's
+    job_scratch.guard_worker()
     # The CPU the start and imports cost, for the first job's worker_start phase.
     wire.send(sock, {"ready": True, "pid": os.getpid(), "cpu_s": time.process_time()})
     while True:
@@ -139,6 +140,7 @@ def _run_child(control: socket.socket, job: dict[str, Any], fds: list[int], reco
     code = 70
     try:
         control.close()  # the model never sees the worker's channel to the runner
+        job_scratch.bound_job()
         result_fd, log_fd = fds[0], (fds[1] if len(fds) > 1 and not job.get("check") else None)
         if scratch is not None:
             job_scratch.enter(scratch)
