@@ -3,10 +3,10 @@
 It differs from pool.Worker in how it starts (the command line wrapped by launch.py, forked by the
 spawner thread, a fresh scratch directory per start in the system temp directory, its HOME, TMPDIR
 and working directory, as the worker's temp files were before) and in what a job may touch: the
-job's artifact is written in a staging directory of the worker's own under the cache's tmp/ and
-renamed to where the job asked (on the cache's filesystem: a full disk fails the conversion as a
-full disk, not the worker's start) and copied out by descriptor (convert/intake.py: a plain file
-only, hashed here); its log arrives as a file descriptor (the run's log directory is not in the
+job's artifact is written in a staging directory of the worker's own under the cache's tmp/ (on
+the cache's filesystem: a full disk fails the conversion as a full disk, not the worker's start)
+and copied out by descriptor to where the job asked (convert/intake.py: a plain file only, hashed
+here); its log arrives as a file descriptor (the run's log directory is not in the
 view); a derived precision's fp32 input is copied into the staging directory (never a link to the
 cache's file).
 After each job the parent judges what the model attempted (verdict.py), kills what it left running,
@@ -159,7 +159,7 @@ class SandboxedWorker(Worker):
             inner["fp32_path"] = str(self._copy_in(Path(job["fp32_path"])))
         if job.get("log_path"):
             self._log_fd = os.open(job["log_path"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-            inner["log_path"], inner["log_fd"] = None, True
+            inner["log_path"] = None  # the log goes as a descriptor with the job (job_fds)
         self._artifact = (inner["out_path"], job["out_path"]) if job.get("out_path") else None
         try:
             result = super().run(inner, cancel)

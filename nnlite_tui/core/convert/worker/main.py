@@ -4,10 +4,10 @@
 (convert/converter.py) talks to it over a socket pair in length-prefixed JSON (convert/wire.py): it
 sends a job with the job's own result socket (and log) as descriptors; a child forked for the job
 sends the result on that socket, and this process says when the child ended. A `check` job (the
-artifact's graph read again, pool.Worker.recheck) runs in a child of its own that runs no model code. The model's own prints and
-the converters' logs go to a per-job log file (fd 1 and 2 are redirected), never into the pipe. The
-orchestrator enforces the timeout and memory cap by killing this process; here we only classify the
-errors that surface as exceptions.
+artifact's graph read again, pool.Worker.recheck) runs in a child of its own that runs no model
+code. The model's own prints and the converters' logs go to a per-job log file (fd 1 and 2 are
+redirected), never into a socket. The orchestrator enforces the timeout and memory cap by killing
+this process; here we only classify the errors that surface as exceptions.
 
 Failure stages: import, instantiate, export (torch.export / tracing), lower (the runtime's
 lowering), serialize (writing the artifact), validate (the runtime cannot load or run the
