@@ -246,8 +246,11 @@ class Worker:
             mine.setblocking(False)
             conn.setblocking(False)
             while True:
-                readable = select.select([mine, conn], [], [], 0.1)[0]
-                if mine in readable and raw is None and not answer.eof:
+                # The result socket is watched until its message is whole or it closed: a closed one
+                # stays readable, and the job's process may go on long after closing it.
+                watched = [mine, conn] if raw is None and not answer.eof else [conn]
+                readable = select.select(watched, [], [], 0.1)[0]
+                if mine in readable:
                     raw = answer.feed(mine)
                 if conn in readable:
                     done = control.feed(conn)
