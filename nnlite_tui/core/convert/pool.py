@@ -316,7 +316,6 @@ class Worker:
             self.stop()
         return result
 
-
     def recheck(self, result: dict[str, Any], artifact: Path) -> dict[str, Any]:
         """The compute check judged again on the artifact's graph as read by a process that never ran
         model code (forked from the worker for it): the model's process may have forged its artifact's
