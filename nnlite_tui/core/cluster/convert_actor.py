@@ -2,11 +2,13 @@
 
 Each actor owns one Converter with one worker process, so the memory cap, timeout, recycling and
 process-group kill behave exactly as on one machine. It never caches (the driver does) and keeps
-nothing: the artifact goes back as object-store pieces and the scratch copy is removed.
+nothing: the artifact goes back as object-store pieces and the scratch copy is removed. Its result
+goes back as JSON text, which the driver checks field by field and whose artifact it hashes again.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 import threading
@@ -39,15 +41,15 @@ class ConvertActor:
     def prestart(self) -> None:
         self.converter.prestart()
 
-    def convert(self, spec: dict[str, Any]) -> tuple[dict[str, Any], list, str]:
-        """(result, artifact pieces, log text) for one model."""
+    def convert(self, spec: dict[str, Any]) -> tuple[str, list, str]:
+        """(result as JSON text, artifact pieces, log text) for one model."""
         model = ModelSpec.from_dict(spec)
         dest, log = self._start_job()
         started = time.monotonic()
         result = self.converter.convert(model, dest, log, cancel=self._cancel)
         return self._finish_job(result, dest, log, started)
 
-    def run_job(self, key: str, job: dict[str, Any], fp32_pieces: list) -> tuple[dict[str, Any], list, str]:
+    def run_job(self, key: str, job: dict[str, Any], fp32_pieces: list) -> tuple[str, list, str]:
         """A derivation job (the driver's convert.derive.derive_variant) on the fp32 artifact sent with it."""
         dest, log = self._start_job()
         source = self.scratch / f"fp32-source{Path(job['fp32_path']).suffix}"
@@ -66,7 +68,7 @@ class ConvertActor:
         log.write_text("")
         return self.scratch / "out.artifact", log
 
-    def _finish_job(self, result: dict[str, Any], dest: Path, log: Path, started: float) -> tuple[dict[str, Any], list, str]:
+    def _finish_job(self, result: dict[str, Any], dest: Path, log: Path, started: float) -> tuple[str, list, str]:
         result["actor_seconds"] = round(time.monotonic() - started, 4)  # the cluster's cost is the rest
         chunks: list = []
         if result.get("ok"):
@@ -74,7 +76,8 @@ class ConvertActor:
             result["node"] = session.node_name()
         dest.unlink(missing_ok=True)
         self.converter.cache.paths(result["key"])[1].unlink(missing_ok=True)
-        return result, chunks, log.read_text(errors="replace")
+        # Data, not objects: the driver parses and checks it (convert/messages.py) as it does a worker's.
+        return json.dumps(result, default=str), chunks, log.read_text(errors="replace")
 
     def cancel(self) -> None:
         self._cancel.set()

@@ -21,6 +21,7 @@ import ray
 from nnlite_tui.core.cluster import transfer
 from nnlite_tui.core.cluster.convert_actor import ConvertActor
 from nnlite_tui.core.cluster.session import node_name
+from nnlite_tui.core.convert import intake, messages, wire
 from nnlite_tui.core.convert.cache import ConversionCache, default_cache_dir
 from nnlite_tui.core.convert.cached_job import through_cache
 from nnlite_tui.core.convert.derive import derive_variant, unit_key
@@ -154,11 +155,20 @@ class RayConverter:
                     cancelled = True
                 if self._abandon.is_set():
                     return failure("cancelled", "Cancelled", "conversion abandoned: the run is stopping")
-            result, chunks, log_text = ray.get(ref)
-            _log(log_path, log_text)
+            text, chunks, log_text = ray.get(ref)
+            _log(log_path, str(log_text))
+            try:
+                result = messages.actor_result(wire.decode(str(text).encode()))
+            except wire.ProtocolError as exc:
+                return messages.violation(str(exc))
             if result.get("ok"):
                 out.parent.mkdir(parents=True, exist_ok=True)
                 transfer.write_file(chunks, out)
+                try:
+                    taken = intake.hash_in_place(out)
+                except intake.Refused as exc:
+                    return intake.refused_result(str(exc))
+                result.update(artifact_path=str(out), artifact_bytes=taken.bytes, artifact_sha256=taken.sha256)
             return result
         except ray.exceptions.RayError as exc:
             # The actor, its node or the objects it owned are gone: a fault of the machine.

@@ -11,7 +11,8 @@ of a key wins, a later one drops its equal copy), so another process sees all of
 a full disk leaves only a tmp/ directory, which is removed. A reader holds a shared flock on
 meta.json while it reads it and links the .tflite out; eviction takes the exclusive lock without
 waiting, skips an entry it cannot lock, and renames the entry out of place before deleting it.
-Last use is meta.json's mtime, touched on every hit. An entry of the older flat layout
+Last use is meta.json's mtime, touched on every hit. A hit's .tflite is hashed again and must match
+the sha256 recorded when it was stored: an altered entry is a miss, converted again and replaced. An entry of the older flat layout
 (<key[:2]>/<key>.json + .tflite) is moved into this one when its key is asked for; until then it
 counts towards the size and ages out like any other.
 """
@@ -20,10 +21,12 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import hashlib
 import json
 import os
 import secrets
 import shutil
+import stat
 import threading
 import time
 from dataclasses import dataclass
@@ -93,6 +96,23 @@ def explain_crash(root: Path, result: dict[str, Any]) -> dict[str, Any]:
     return disk_full_failure(root, f"{result.get('error_message')} while writing the .tflite")
 
 
+def _intact(path: Path, sha256: Any) -> bool:
+    """Whether the entry's artifact is a regular file (no link followed) whose bytes still hash to the
+    sha256 its meta.json recorded when it was stored."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode) or not isinstance(sha256, str):
+            return False
+        os.set_blocking(fd, True)
+        with os.fdopen(os.dup(fd), "rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest() == sha256
+    finally:
+        os.close(fd)
+
+
 class ConversionCache:
     def __init__(self, root: Path, max_gb: float | None = None):
         self.root = Path(root)
@@ -137,8 +157,8 @@ class ConversionCache:
             except (OSError, ValueError):
                 return None  # a damaged entry is a miss; commit() replaces it
             if result.get("ok"):
-                if not tflite.is_file():
-                    return None
+                if not _intact(tflite, result.get("artifact_sha256")):
+                    return None  # missing or altered since it was stored: converted again, and replaced
                 if dest is not None:
                     place_file(tflite, dest)
                     result["artifact_path"] = str(dest)

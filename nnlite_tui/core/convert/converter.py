@@ -212,9 +212,21 @@ class Converter:
         return sum(1 for w in self._all if w.alive and w.jobs > 0)
 
     def worker_pids(self) -> list[int]:
-        """The worker processes themselves (inside a sandbox too), e.g. to pin their threads."""
+        """The worker processes (inside a sandbox too) and the job processes forked from them, e.g. to
+        pin their threads."""
+        import psutil
+
         pids = [w.worker_pid() for w in self._all if w.process is not None and w.alive]
-        return [pid for pid in pids if pid is not None]
+        found: list[int] = []
+        for pid in pids:
+            if pid is None:
+                continue
+            found.append(pid)
+            try:
+                found += [c.pid for c in psutil.Process(pid).children(recursive=True)]
+            except psutil.Error:
+                continue  # it ended meanwhile
+        return found
 
     def kill_all(self) -> None:
         """Kill every worker's process group now (operator quit / stop now).

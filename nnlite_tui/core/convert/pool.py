@@ -6,16 +6,18 @@ process-group helpers. convert.converter.Converter lends these workers out, one 
 from __future__ import annotations
 
 import os
+import select
 import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
-from multiprocessing.connection import Connection
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from nnlite_tui.core.convert import compute_recheck, intake, messages, wire
 from nnlite_tui.core.convert.process_tree import tree_sum
 from nnlite_tui.core.convert.phases import merged
 from nnlite_tui.core.convert.memory_cap import over_cap_message
@@ -25,8 +27,21 @@ if TYPE_CHECKING:
     from nnlite_tui.core.convert.options import ConvertOptions
 
 
-def _tree_rss(pid: int) -> int:
-    return tree_sum(pid, lambda p: p.memory_info().rss)
+def _pss(proc: Any) -> int:
+    """Proportional set size: a page shared by n processes counts 1/n in each. A job's process is forked
+    from the worker and shares its imports (hundreds of MB): RSS would count them twice."""
+    try:
+        with open(f"/proc/{proc.pid}/smaps_rollup", "rb") as f:
+            for line in f:
+                if line.startswith(b"Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        pass  # gone, or a kernel without smaps_rollup: RSS below
+    return proc.memory_info().rss
+
+
+def _tree_memory(pid: int) -> int:
+    return tree_sum(pid, _pss)
 
 
 def killpg(proc: subprocess.Popen) -> None:
@@ -78,7 +93,12 @@ def signal_group(pid: int, sig: int) -> None:
 
 
 class Worker:
-    """One worker process and its pipe; used by one thread at a time."""
+    """One worker process and its control socket; used by one thread at a time.
+
+    Everything the worker sends is parsed as data (wire.py) and checked (messages.py): it runs model
+    code. Each job gets a socket pair of its own, one end passed to the worker with the job; the
+    job's result comes back on it and nowhere else, and the control socket carries only the worker's
+    ready and job-ended messages."""
 
     def __init__(self, options: ConvertOptions, log_dir: Path | None, gate: PauseGate | None = None,
                  runtimes: tuple[str, ...] = ("litert",)):
@@ -87,10 +107,11 @@ class Worker:
         self.log_dir = log_dir
         self.gate = gate or PauseGate()
         self.process = None
-        self.conn = None
+        self.conn: socket.socket | None = None
         self.jobs = 0
         self.start_cost: dict[str, float] | None = None  # the last start's, until a job result carries it
         self.cap_mb = options.cap_mb()  # fixed when the pool is made, so it does not drift mid-run
+        self._job: dict[str, Any] | None = None  # the job in flight, as sent
         self._kill_lock = threading.Lock()  # kill() may come from a shutdown while a stop is under way
 
     @property
@@ -121,19 +142,25 @@ class Worker:
                 log.close()
         if self.gate.paused:  # started (e.g. recycled) during a host benchmark: hold it back too
             signal_group(self.process.pid, signal.SIGSTOP)
-        conn = self.conn = Connection(parent_sock.detach())
+        self.conn = parent_sock
         proc = self.process
         self.jobs = 0
         try:
-            if not conn.poll(self.options.start_timeout_s):
-                self.kill()
-                raise RuntimeError(f"conversion worker did not start within {self.options.start_timeout_s:.0f} s")
-            ready = conn.recv()
-            self.start_cost = {"s": time.perf_counter() - began, "cpu_s": float(ready.get("cpu_s") or 0.0)}
+            message = wire.receive(parent_sock, self.options.start_timeout_s)
+            if message is None:
+                raise EOFError
+            ready = messages.ready(message)
+        except TimeoutError:
+            self.kill()
+            raise RuntimeError(f"conversion worker did not start within {self.options.start_timeout_s:.0f} s") from None
+        except wire.ProtocolError as exc:
+            self.kill()
+            raise RuntimeError(f"conversion worker broke the protocol while starting ({exc})") from None
         except (EOFError, OSError) as exc:  # it died while starting, or a shutdown ended it
             code = proc.poll()
             self.kill()
             raise RuntimeError(f"conversion worker died while starting (exit code {code})") from exc
+        self.start_cost = {"s": time.perf_counter() - began, "cpu_s": ready.cpu_s}
         self.started()
 
     def started(self) -> None:
@@ -143,12 +170,22 @@ class Worker:
         """The worker's own pid (for pinning its threads); the process group is self.process.pid's."""
         return self.process.pid if self.process is not None else None
 
-    def send(self, conn: Connection, job: dict[str, Any]) -> None:
-        conn.send(job)
+    def job_fds(self) -> tuple[int, ...]:
+        """Descriptors to pass with the next job after its result socket (the sandbox's job log)."""
+        return ()
 
     def finish(self, result: dict[str, Any]) -> dict[str, Any]:
-        """The job's result, checked while the worker still runs (before a recycle stops it)."""
-        return result
+        """The job's checked result, judged while the worker still runs (before a recycle stops it): a
+        success gets the artifact's size and sha256 as this process measures them."""
+        out_path = self._job.get("out_path") if self._job else None
+        if not result.get("ok") or not out_path:
+            return result
+        try:
+            taken = intake.hash_in_place(Path(out_path))
+        except intake.Refused as exc:
+            return intake.refused_result(str(exc))
+        result = {**result, "artifact_path": out_path, "artifact_bytes": taken.bytes, "artifact_sha256": taken.sha256}
+        return self.recheck(result, Path(out_path))
 
     def kill(self) -> None:
         with self._kill_lock:
@@ -165,8 +202,8 @@ class Worker:
         proc, conn = self.process, self.conn
         if proc is not None and conn is not None and proc.poll() is None:
             try:
-                conn.send(None)
-            except (BrokenPipeError, OSError):
+                wire.send(conn, {"stop": True})
+            except OSError:
                 pass  # the worker already went away; kill() below reaps it
             try:
                 proc.wait(1)
@@ -181,45 +218,74 @@ class Worker:
         conn, proc = self.conn, self.process
         if conn is None or proc is None:
             return failure("crash", "WorkerGone", "conversion worker was shut down")
+        mine, theirs = socket.socketpair()
+        self._job = job
+        self.jobs += 1
+        try:
+            return self._run(conn, proc, mine, theirs, job, cancel, self.job_fds(), self._ended)
+        finally:
+            self._job = None
+            mine.close()
+            theirs.close()
+
+    def _run(self, conn: socket.socket, proc: subprocess.Popen, mine: socket.socket, theirs: socket.socket,
+             job: dict[str, Any], cancel: threading.Event | None, fds: tuple[int, ...],
+             ended: Callable[[dict[str, Any] | None, int, int], dict[str, Any]]) -> dict[str, Any]:
+        """Send `job` with its result socket and `fds`, watch it (timeout, memory, cancel, the worker's
+        death) until the worker says its process ended; then ended(raw result or None, status, peak)."""
         started = time.monotonic()
         paused_before = self.gate.total()
         cap_mb = self.cap_mb
         cap = cap_mb * 2**20
         peak = 0
+        answer, control = wire.FrameReader(), wire.FrameReader(limit=256)
+        raw: dict[str, Any] | None = None
         try:
-            self.send(conn, job)
-            self.jobs += 1
+            wire.send(conn, job, (theirs.fileno(), *fds))
+            theirs.close()  # the worker's child holds the only other end
+            mine.setblocking(False)
+            conn.setblocking(False)
             while True:
-                if conn.poll(0.1):
-                    result = self.finish(conn.recv())
-                    result["worker_peak_rss_mb"] = round(peak / 2**20, 1)
-                    if self.start_cost is not None:  # the first job after a start carries its cost
-                        result = merged(result, {"worker_start": self.start_cost})
-                        self.start_cost = None
-                    if self.jobs >= self.options.recycle_after:
-                        self.stop()
-                    return result
+                # The result socket is watched until its message is whole or it closed: a closed one
+                # stays readable, and the job's process may go on long after closing it.
+                watched = [mine, conn] if raw is None and not answer.eof else [conn]
+                readable = select.select(watched, [], [], 0.1)[0]
+                if mine in readable:
+                    raw = answer.feed(mine)
+                if conn in readable:
+                    done = control.feed(conn)
+                    if done is not None:
+                        status = messages.done(done).status
+                        if raw is None and not answer.eof:
+                            raw = answer.feed(mine)  # all of it is buffered once the child has ended
+                        return ended(raw, status, peak)
+                    if control.eof:
+                        raise EOFError
                 if cancel is not None and cancel.is_set():
                     self.kill()
                     return failure("cancelled", "Cancelled", "conversion cancelled by the operator")
                 code = proc.poll()
                 if code is not None:
                     self.kill()
-                    reason = f"signal {signal.Signals(-code).name}" if code and code < 0 else f"exit code {code}"
-                    return failure("crash", "WorkerCrash", f"conversion worker died ({reason})")
+                    return failure("crash", "WorkerCrash", f"conversion worker died ({_reason(code)})")
                 if time.monotonic() - started - (self.gate.total() - paused_before) > self.options.timeout_s:
                     self.kill()
                     return failure("timeout", "Timeout",
-                                    f"conversion took longer than {self.options.timeout_s:g} s")
-                rss = _tree_rss(proc.pid)
-                peak = max(peak, rss)
-                if rss > cap:
+                                   f"conversion took longer than {self.options.timeout_s:g} s")
+                used = _tree_memory(proc.pid)
+                peak = max(peak, used)
+                if used > cap:
                     self.kill()
-                    return failure("out-of-memory", "MemoryCap", over_cap_message(rss / 2**20, cap_mb))
+                    return failure("out-of-memory", "MemoryCap", over_cap_message(used / 2**20, cap_mb))
+        except wire.ProtocolError as exc:
+            # The job's process sent what is not a result: the model's doing. The worker is replaced
+            # (its control socket may be out of step), and the job fails alone.
+            self.kill()
+            return messages.violation(str(exc))
         except (EOFError, OSError):
-            # The pipe broke: the worker died mid-job, or a shutdown closed it under us. A dying worker's
-            # exit status comes a moment after its pipe closes (in the sandbox, through bwrap): wait for
-            # it briefly rather than kill it and report our own SIGKILL.
+            # The control socket broke: the worker died mid-job, or a shutdown closed it under us. A
+            # dying worker's exit status comes a moment after its socket closes (in the sandbox, through
+            # bwrap): wait for it briefly rather than kill it and report our own SIGKILL.
             try:
                 code = proc.wait(1)
             except subprocess.TimeoutExpired:
@@ -228,5 +294,68 @@ class Worker:
             if code is None:
                 killpg(proc)
                 code = proc.wait()
-            reason = f"signal {signal.Signals(-code).name}" if code and code < 0 else f"exit code {code}"
-            return failure("crash", "WorkerCrash", f"conversion worker died ({reason})")
+            return failure("crash", "WorkerCrash", f"conversion worker died ({_reason(code)})")
+        finally:
+            if self.conn is conn:
+                conn.setblocking(True)
+
+    def _ended(self, raw: dict[str, Any] | None, status: int, peak: int) -> dict[str, Any]:
+        """The job's process has ended with `status`: its result checked, or its death as a crash."""
+        if raw is None:  # the job's process died: the worker is replaced as if it had (its staging goes too)
+            self.kill()
+            return failure("crash", "WorkerCrash", f"conversion worker died ({_reason(status)})")
+        try:
+            result = self.finish(messages.result(raw))
+        except wire.ProtocolError as exc:
+            result = messages.violation(str(exc))
+        result["worker_peak_rss_mb"] = round(peak / 2**20, 1)
+        if self.start_cost is not None:  # the first job after a start carries its cost
+            result = merged(result, {"worker_start": self.start_cost})
+            self.start_cost = None
+        if self.jobs >= self.options.recycle_after:
+            self.stop()
+        return result
+
+    def recheck(self, result: dict[str, Any], artifact: Path) -> dict[str, Any]:
+        """The compute check judged again on the artifact's graph as read by a process that never ran
+        model code (forked from the worker for it): the model's process may have forged its artifact's
+        figures. A failure of that reading (a crafted artifact that crashes the reader) fails this unit."""
+        check = result.get("compute_check")
+        conn, proc = self.conn, self.process
+        if not result.get("ok") or not isinstance(check, dict) or conn is None or proc is None or not self.alive:
+            return result
+        try:
+            fd = os.open(artifact, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError as exc:
+            return failure("crash", "WorkerGone", f"the artifact could not be opened again ({exc.strerror})")
+        mine, theirs = socket.socketpair()
+        try:
+            read = self._run(conn, proc, mine, theirs, {"check": "graph", "runtime": result.get("runtime")}, None,
+                             (fd,), self._graph_read)
+        finally:
+            os.close(fd)
+            mine.close()
+            theirs.close()
+        if "ok" in read:  # the reading failed: timed out, died, or broke the protocol
+            return {**failure("validate", "GraphCheckFailed", "reading the artifact's graph outside the model's "
+                                                              f"process failed: {read.get('error_message')}"),
+                    "cause": "graph-check-failed"}
+        return compute_recheck.rejudged(result, check, read)
+
+    def _graph_read(self, raw: dict[str, Any] | None, status: int, peak: int) -> dict[str, Any]:
+        if raw is None:
+            self.kill()
+            return failure("crash", "GraphReaderCrash", f"the graph reader died ({_reason(status)})")
+        try:
+            return messages.graph_work(raw)
+        except wire.ProtocolError as exc:
+            return messages.violation(str(exc))
+
+
+def _reason(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            return f"signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"signal {-code}"
+    return f"exit code {code}"

@@ -28,11 +28,13 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from nnlite_tui.core.convert.messages import probe_answer
 from nnlite_tui.core.spec import ModelSpec
 
 BASE_S, PER_MODULE_S, PER_MPARAM_S = 1.0, 0.1, 0.1  # an estimate is never below BASE_S
 CACHED = 0.0  # a cache hit costs nothing: last
 UNKNOWN = BASE_S / 2  # not measured: after every measured model, before the cached ones
+MAX_ANSWER = 4096  # characters of one probe answer line (a name and two counts); longer is not one
 MAX_PROBES = 5  # probe subprocesses per run: each model that hangs or crashes one costs a restart
 
 
@@ -96,16 +98,16 @@ def _probe_once(specs: list[ModelSpec], on_cost: Callable[[str, float], None], d
             proc.stdin.close()
         except BrokenPipeError:
             return answered  # it died at start
-        for line in proc.stdout:
+        # The probe ran model code: each line is hostile data, read with a bound and checked.
+        while line := proc.stdout.readline(MAX_ANSWER):
             last[0] = time.monotonic()
             try:
-                answer = json.loads(line)
-            except ValueError:
+                answer = probe_answer(json.loads(line))
+            except (ValueError, RecursionError):
                 continue  # not one of its answers
-            name = str(answer.get("name"))
-            answered[name] = "params" in answer
-            if answered[name]:
-                on_cost(name, estimate_s(int(answer["params"]), int(answer["modules"])))
+            answered[answer.name] = answer.params is not None and answer.modules is not None
+            if answered[answer.name]:
+                on_cost(answer.name, estimate_s(answer.params, answer.modules))
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -69,6 +69,10 @@ class Runtime(Protocol):
     def derive(self, job: dict[str, Any]) -> dict[str, Any]:
         """A derived precision from the fp32 artifact (a whole result dict, never raising for the model)."""
 
+    def graph_work(self, path: str) -> dict[str, Any]:
+        """The artifact's MAC FLOPs read from its graph (`flops`, `flops_by_op`, or `flops_unmeasured`),
+        for the compute check; run in a process that never imported model code."""
+
     # ----- host benchmark process -----
     bench_imports: tuple[str, ...]  # modules the benchmark process imports before its model is known
 

@@ -3,10 +3,12 @@
 It differs from pool.Worker in how it starts (the command line wrapped by launch.py, forked by the
 spawner thread, a fresh scratch directory per start in the system temp directory, its HOME, TMPDIR
 and working directory, as the worker's temp files were before) and in what a job may touch: the
-job's artifact is written in a staging directory of the worker's own under the cache's tmp/ and
-renamed to where the job asked (on the cache's filesystem: a full disk fails the conversion as a
-full disk, not the worker's start); its log arrives as a file descriptor (the run's log directory
-is not in the view); a derived precision's fp32 input is linked into the staging directory.
+job's artifact is written in a staging directory of the worker's own under the cache's tmp/ (on
+the cache's filesystem: a full disk fails the conversion as a full disk, not the worker's start)
+and copied out by descriptor to where the job asked (convert/intake.py: a plain file only, hashed
+here); its log arrives as a file descriptor (the run's log directory is not in the
+view); a derived precision's fp32 input is copied into the staging directory (never a link to the
+cache's file).
 After each job the parent judges what the model attempted (verdict.py), kills what it left running,
 and replaces the worker after `leaves-processes` or `process-cap`. A job from a source the worker
 cannot see restarts it with that source added.
@@ -20,11 +22,10 @@ import subprocess
 import tempfile
 import threading
 import time
-from multiprocessing.connection import Connection
-from multiprocessing.reduction import send_handle
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from nnlite_tui.core.convert import intake
 from nnlite_tui.core.convert.orphans import owner_mark
 from nnlite_tui.core.convert.pool import PauseGate, Worker, failure, killpg
 from nnlite_tui.core.convert.sandbox import spawner, verdict, view
@@ -117,10 +118,11 @@ class SandboxedWorker(Worker):
             self._host_pid = view.worker_host_pid(self.process.pid)
         return self._host_pid
 
-    def send(self, conn: Connection, job: dict[str, Any]) -> None:
-        conn.send(job)
-        if self._log_fd is not None:  # right behind the job, which says one follows
-            send_handle(conn, self._log_fd, self.process.pid if self.process else 0)
+    def command(self, fd: int) -> list[str]:
+        return [*super().command(fd), "clean"]  # the scratch emptied before each job (worker/job_scratch.py)
+
+    def job_fds(self) -> tuple[int, ...]:
+        return () if self._log_fd is None else (self._log_fd,)
 
     def finish(self, result: dict[str, Any]) -> dict[str, Any]:
         # The artifact leaves the staging directory first: the pool may recycle the worker (and its
@@ -136,6 +138,8 @@ class SandboxedWorker(Worker):
         self._replace = result.get("cause") in verdict.RECYCLE
         self.baseline = after  # its leftovers are gone; its counters are where the next job starts
         self.check_s = time.perf_counter() - began  # what judging the job cost (bench/sandbox_overhead.py)
+        if self._artifact is not None:  # its leftovers are dead: a clean process reads the artifact's graph
+            result = self.recheck(result, Path(self._artifact[1]))
         return result
 
     def run(self, job: dict[str, Any], cancel: threading.Event | None = None) -> dict[str, Any]:
@@ -153,10 +157,10 @@ class SandboxedWorker(Worker):
         if job.get("out_path"):
             inner["out_path"] = str(self.staging / "out" / Path(job["out_path"]).name)
         if job.get("fp32_path"):
-            inner["fp32_path"] = str(self._link_in(Path(job["fp32_path"])))
+            inner["fp32_path"] = str(self._copy_in(Path(job["fp32_path"])))
         if job.get("log_path"):
             self._log_fd = os.open(job["log_path"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-            inner["log_path"], inner["log_fd"] = None, True
+            inner["log_path"] = None  # the log goes as a descriptor with the job (job_fds)
         self._artifact = (inner["out_path"], job["out_path"]) if job.get("out_path") else None
         try:
             result = super().run(inner, cancel)
@@ -169,20 +173,23 @@ class SandboxedWorker(Worker):
         if self._replace:
             self.kill()
         elif self.staging is not None:
-            for d in ("out", "in"):
-                _empty(self.staging / d)
+            _reset(self.staging)
         return result
 
     def _deliver(self, result: dict[str, Any]) -> dict[str, Any]:
-        """A finished job's artifact moved from the staging directory to where the job asked for it."""
-        if self._artifact is None or not result.get("ok") or result.get("artifact_path") != self._artifact[0]:
+        """A finished job's artifact copied out of the staging directory (by descriptor, hashed here) to
+        where the job asked for it; a staged path that is not a plain file fails the job."""
+        if self._artifact is None or not result.get("ok"):
             return result
         staged, wanted = self._artifact
+        assert self.staging is not None
         try:
-            os.replace(staged, wanted)
-        except OSError as exc:  # a shutdown removed the staging directory under a finished job
-            return failure("crash", "WorkerGone", f"conversion worker was shut down ({exc.strerror})")
-        return {**result, "artifact_path": wanted}
+            taken = intake.take(self.staging, Path(staged).relative_to(self.staging), Path(wanted))
+        except intake.Refused as exc:
+            return intake.refused_result(str(exc))
+        except OSError as exc:  # a full disk, or a shutdown removed the staging directory under the job
+            return failure("crash", "WorkerGone", f"the artifact could not be copied out ({exc.strerror})")
+        return {**result, "artifact_path": wanted, "artifact_bytes": taken.bytes, "artifact_sha256": taken.sha256}
 
     def _over_cap(self, result: dict[str, Any]) -> dict[str, Any]:
         """A worker that died on the process cap: the watchdog killed it, or it could not start a thread
@@ -194,14 +201,13 @@ class SandboxedWorker(Worker):
         failed = verdict.over_cap(result, self.setup.availability.max_tasks, seen=self.cap_killed)
         return {**failed, "stage": "sandbox", "error_type": "SandboxViolation"}
 
-    def _link_in(self, source: Path) -> Path:
+    def _copy_in(self, source: Path) -> Path:
+        """A cached file the job reads (a derivation's fp32 artifact), as a copy of its own: never a link
+        to the cache's inode, which model code could write through."""
         assert self.staging is not None
         target = self.staging / "in" / source.name
         target.unlink(missing_ok=True)
-        try:
-            os.link(source, target)  # the cache's file, on the cache's filesystem: no copy
-        except OSError:
-            shutil.copyfile(source, target)
+        shutil.copyfile(source, target)
         return target
 
     def kill(self) -> None:
@@ -227,9 +233,13 @@ def sweep_scratch() -> None:
             shutil.rmtree(item, ignore_errors=True)
 
 
-def _empty(directory: Path) -> None:
-    for item in directory.iterdir():
+def _reset(staging: Path) -> None:
+    """The staging directory as a fresh one (out/ and in/, empty). Model code may have put anything in
+    it, out/ replaced by a link to a host directory among them: nothing in it is followed."""
+    for item in staging.iterdir():
         if item.is_dir() and not item.is_symlink():
-            shutil.rmtree(item, ignore_errors=True)
+            shutil.rmtree(item, ignore_errors=True)  # fd-based: removes links, never what they point to
         else:
             item.unlink(missing_ok=True)
+    for d in ("out", "in"):
+        (staging / d).mkdir()

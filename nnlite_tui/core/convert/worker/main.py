@@ -1,10 +1,13 @@
 """The conversion worker: runs in its own process, imports torch once, converts many models.
 
-`python -m nnlite_tui.core.convert.worker.main FD THREADS`. The orchestrator (convert/converter.py)
-talks to it over a socket pair: it sends job dicts and gets result dicts. The model's own prints and
-the converters' logs go to a per-job log file (fd 1 and 2 are redirected), never into the pipe. The
-orchestrator enforces the timeout and memory cap by killing this process; here we only classify the
-errors that surface as exceptions.
+`python -m nnlite_tui.core.convert.worker.main FD THREADS RUNTIMES [clean]`. The orchestrator
+(convert/converter.py) talks to it over a socket pair in length-prefixed JSON (convert/wire.py): it
+sends a job with the job's own result socket (and log) as descriptors; a child forked for the job
+sends the result on that socket, and this process says when the child ended. A `check` job (the
+artifact's graph read again, pool.Worker.recheck) runs in a child of its own that runs no model
+code. The model's own prints and the converters' logs go to a per-job log file (fd 1 and 2 are
+redirected), never into a socket. The orchestrator enforces the timeout and memory cap by killing
+this process; here we only classify the errors that surface as exceptions.
 
 Failure stages: import, instantiate, export (torch.export / tracing), lower (the runtime's
 lowering), serialize (writing the artifact), validate (the runtime cannot load or run the
@@ -21,13 +24,16 @@ at its first job.
 from __future__ import annotations
 
 import os
+import socket
 import sys
 import time
 import traceback
 from typing import Any
 
+from nnlite_tui.core.convert import wire
+from nnlite_tui.core.convert.messages import RUNNER_KEYS
 from nnlite_tui.core.convert.phases import PhaseClock
-from nnlite_tui.core.convert.worker import attempt_record, offline, torchvision_compat
+from nnlite_tui.core.convert.worker import attempt_record, job_scratch, offline, torchvision_compat
 from nnlite_tui.core.convert.worker.errors import StageError, error_fields, explained, first_line
 from nnlite_tui.core.convert.worker.job import convert_one
 from nnlite_tui.core.convert.worker.job_log import redirect_fds
@@ -83,8 +89,15 @@ def _set_threads(threads: int | None) -> None:
         torch.set_num_threads(int(threads))
 
 
-def worker_main(conn, threads: int = 1, runtimes: tuple[str, ...] = (DEFAULT_RUNTIME,)) -> None:
-    """Serve jobs from the orchestrator: import once, then convert until told to stop."""
+def worker_main(sock: socket.socket, threads: int = 1, runtimes: tuple[str, ...] = (DEFAULT_RUNTIME,),
+                clean: bool = False) -> None:
+    """Serve jobs from the runner: import once, then fork one fresh process per job until told to stop.
+
+    This process never runs model code: each job runs in a child forked from it (its imports shared,
+    copy-on-write), which alone holds the job's result socket and never the control socket, and exits
+    when the job ends; whatever the model patched dies with it. `clean` (in the sandbox): the scratch
+    (HOME, TMPDIR, the working directory) and /dev/shm are emptied before each job, so that nothing
+    one model left there reaches the next."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     import torch
 
@@ -94,37 +107,64 @@ def worker_main(conn, threads: int = 1, runtimes: tuple[str, ...] = (DEFAULT_RUN
     offline.enforce()
     for name in runtimes:  # the converters' imports (litert_torch: 4-6 s), paid once per worker
         get_runtime(name).worker_start()
+    scratch = os.getcwd() if clean else None
+    if scratch is not None:  # a file a model leaves in the working directory must not be importable
+        sys.path[:] = [p for p in sys.path if p not in ("", scratch)]
     recording = bool(os.environ.get(attempt_record.ENV_WRITABLE))  # set by the sandbox
     if recording:
         attempt_record.install()  # after the imports: what they do is not a model's
+    job_scratch.guard_worker()
     # The CPU the start and imports cost, for the first job's worker_start phase.
-    conn.send({"ready": True, "pid": os.getpid(), "cpu_s": time.process_time()})
+    wire.send(sock, {"ready": True, "pid": os.getpid(), "cpu_s": time.process_time()})
     while True:
         try:
-            job = conn.recv()
-        except EOFError:
+            job, fds = wire.receive_with_fds(sock)
+        except (ConnectionError, wire.ProtocolError):
             return
-        if job is None:
+        if job is None or job.get("stop"):
+            wire.close_fds(fds)
             return
-        log_fd = None
-        if job.pop("log_fd", False):
-            from multiprocessing.reduction import recv_handle
+        if scratch is not None:
+            job_scratch.empty(scratch)
+        pid = os.fork()
+        if pid == 0:
+            _run_child(sock, job, fds, recording, scratch)  # never returns
+        wire.close_fds(fds)  # the result socket and the log are the child's alone
+        _, status = os.waitpid(pid, 0)
+        wire.send(sock, {"done": True, "status": max(-128, min(255, os.waitstatus_to_exitcode(status)))})
 
-            log_fd = recv_handle(conn)
+
+def _run_child(control: socket.socket, job: dict[str, Any], fds: list[int], recording: bool,
+               scratch: str | None) -> None:
+    """One job in the forked child: its result on the job's own socket, then exit (never back to the loop)."""
+    code = 70
+    try:
+        control.close()  # the model never sees the worker's channel to the runner
+        job_scratch.bound_job()
+        result_fd, log_fd = fds[0], (fds[1] if len(fds) > 1 and not job.get("check") else None)
+        if scratch is not None:
+            job_scratch.enter(scratch)
+        if log_fd is not None:
             job["log_path"] = f"/proc/self/fd/{log_fd}"  # opened again by whoever writes the log
-        attempt_record.take()  # what the worker did between jobs is not the model's
-        try:
+        attempt_record.take()  # what the worker did before the fork is not the model's
+        if job.get("check") == "graph":  # no model code in this process: the artifact's own figures
+            result = get_runtime(job["runtime"]).graph_work(f"/proc/self/fd/{fds[1]}")
+        else:
             result = handle_job(job)
-        finally:
-            if log_fd is not None:
-                os.close(log_fd)
-        if recording:
+        if recording and not job.get("check"):
             result["sandbox_record"] = attempt_record.take()
-        conn.send(result)
+        for key in RUNNER_KEYS:  # the artifact's path, size and hash are measured by the runner
+            result.pop(key, None)
+        with socket.socket(fileno=result_fd) as out:
+            wire.send(out, result)
+        code = 0
+    except BaseException:  # noqa: BLE001  the child must never return into the worker's loop
+        traceback.print_exc()
+    finally:
+        os._exit(code)
 
 
 if __name__ == "__main__":
-    from multiprocessing.connection import Connection
-
-    worker_main(Connection(int(sys.argv[1])), int(sys.argv[2]) if len(sys.argv) > 2 else 1,
-                tuple(sys.argv[3].split(",")) if len(sys.argv) > 3 else (DEFAULT_RUNTIME,))
+    worker_main(socket.socket(fileno=int(sys.argv[1])), int(sys.argv[2]) if len(sys.argv) > 2 else 1,
+                tuple(sys.argv[3].split(",")) if len(sys.argv) > 3 else (DEFAULT_RUNTIME,),
+                clean=len(sys.argv) > 4 and sys.argv[4] == "clean")

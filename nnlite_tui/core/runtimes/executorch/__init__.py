@@ -101,6 +101,11 @@ class ExecuTorch:
         finally:
             release_caches()
 
+    def graph_work(self, path: str) -> dict[str, Any]:
+        from nnlite_tui.core.runtimes.executorch.work import mac_work
+
+        return mac_work(path)
+
     def derive(self, job: dict[str, Any]) -> dict[str, Any]:
         from nnlite_tui.core.runtimes.executorch.export import release_caches
         from nnlite_tui.core.runtimes.executorch.quantize import handle_derive

@@ -93,6 +93,11 @@ class LiteRt:
         assert self._tracker is not None  # made by worker_start
         return export(prepared, out_path, self._tracker, clock)
 
+    def graph_work(self, path: str) -> dict[str, Any]:
+        from nnlite_tui.core.runtimes.litert.export import mac_work
+
+        return mac_work(path)
+
     def derive(self, job: dict[str, Any]) -> dict[str, Any]:
         from nnlite_tui.core.runtimes.litert.quantize import handle_derive
 
