@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from nnlite_tui.core.sources.datasets import DATASETS
+from nnlite_tui.core.sources.python_source import parse_source
 from nnlite_tui.core.sources.lemur_transform import Geometry, apply_transform, literal, parse_transform
 
 
@@ -44,26 +45,6 @@ class ModelFile:
     default_in_shape: tuple[int, ...] | None = None
     has_net: bool = False
     error: str | None = None
-
-
-# The largest model file of LEMUR's release is 178 kB; a source file is read whole and parsed here.
-MAX_SOURCE_BYTES = 4 * 2**20
-
-
-def parse_source(path: Path, data: bytes) -> ast.Module | str:
-    """The file's syntax tree, or one line saying why it has none. A file is data from outside: too large,
-    nested past the parser's recursion limit or past memory, it is refused, never the run stopped."""
-    if len(data) > MAX_SOURCE_BYTES:
-        return f"{path.name}: {len(data):,} bytes, over the {MAX_SOURCE_BYTES // 2**20} MB a model source may have"
-    try:
-        return ast.parse(data, filename=str(path))
-    except (SyntaxError, ValueError) as e:  # ValueError: source contains NUL bytes
-        line = getattr(e, "lineno", None)
-        where = f"{path.name}:{line}" if line else path.name
-        msg = getattr(e, "msg", None) or str(e)
-        return f"{type(e).__name__} at {where}: {msg}"
-    except (RecursionError, MemoryError) as e:
-        return f"{type(e).__name__} at {path.name}: nested too deeply to parse"
 
 
 def read_model_file(path: Path) -> ModelFile:

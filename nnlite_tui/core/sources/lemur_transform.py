@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from nnlite_tui.core.sources.datasets import Dataset
+from nnlite_tui.core.sources.python_source import parse_source
 
 
 Op = tuple[str, list[Any], dict[str, Any]]  # (call name, literal args, literal kwargs); None if not literal
@@ -32,8 +33,6 @@ class Geometry:
 
 def parse_transform(path: Path) -> list[Op] | str:
     """The calls in a transform file's `transform()` in source order; a string says why there are none."""
-    from nnlite_tui.core.sources.lemur import parse_source  # lemur imports this module
-
     tree = parse_source(path, path.read_bytes())
     if isinstance(tree, str):
         return tree
