@@ -41,7 +41,7 @@ def app_schema() -> dict[str, Any]:
     them), every other block is written in place; a nullable key reads `"type": [t, "null"]`."""
     schema = AppReport.model_json_schema(mode="validation")
     defs = schema.pop("$defs")
-    shared = {cls.__name__ for cls in SHARED_BLOCKS}
+    shared = [cls.__name__ for cls in SHARED_BLOCKS]
 
     def tidy(node: JsonNode, in_properties: bool = False) -> JsonNode:
         if isinstance(node, list):
@@ -57,12 +57,14 @@ def app_schema() -> dict[str, Any]:
             node = {**node, "$ref": f"#/$defs/{snake(ref)}"}
         node = {key: tidy(value, key == "properties") for key, value in node.items()
                 if key not in ("title", "default")}
+        if isinstance(node.get("description"), str):  # a docstring's line breaks are not the text's
+            node["description"] = " ".join(node["description"].split())
         return without_null_branch(node)
 
     body = tidy(schema)
     return {"$schema": DRAFT, "$id": APP_SCHEMA_ID,
             "title": f"NNLite on-device benchmark report (protocol_version {PROTOCOL_VERSION})", **body,
-            "$defs": {snake(name): tidy(defs[name]) for name in sorted(shared)}}
+            "$defs": {snake(name): tidy(defs[name]) for name in shared}}
 
 
 def without_null_branch(node: dict[str, Any]) -> dict[str, Any]:
