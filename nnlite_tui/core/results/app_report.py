@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field
 
 from nnlite_tui.core.results.app_blocks import (
-    UNIQUE, Absent, Capabilities, Closed, ConditionsSnapshot, EnergyBlock, MemorySnapshot, Name, NonNegInt, OpsBlock, Stats,
+    Absent, Capabilities, Closed, ConditionsSnapshot, EnergyBlock, MemorySnapshot, Name, NonNegInt, OpsBlock, Stats,
 )
 
 PROTOCOL_VERSION = 3
@@ -226,4 +226,4 @@ class AppReport(Closed):
     energy: EnergyBlock | Absent = Field(None)
 
 
-__all__ = ["AppReport", "PROTOCOL_VERSION", "UNIQUE"]
+__all__ = ["AppReport", "PROTOCOL_VERSION"]
