@@ -82,8 +82,8 @@ def without_null_branch(node: dict[str, Any]) -> dict[str, Any]:
     return {**rest, "oneOf": [inner, {"type": "null"}]}
 
 
-def schema_text(schema: dict[str, Any] | None = None) -> str:
-    return json.dumps(report_schema() if schema is None else schema, indent=1, sort_keys=True) + "\n"
+def schema_text() -> str:
+    return json.dumps(report_schema(), indent=1, sort_keys=True) + "\n"
 
 
 def app_schema_text() -> str:
