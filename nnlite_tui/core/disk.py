@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 GB = 10**9
 MIN_FREE_FLOOR = 2 * GB  # the default threshold is max(this, MIN_FREE_SHARE of the filesystem)
 MIN_FREE_SHARE = 0.05
+PROBE_BYTES = 1 << 20  # room for at least a report and a journal line
 
 
 def existing_parent(path: Path | str) -> Path:
@@ -98,3 +100,22 @@ def fsync_path(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def takes_writes(path: Path) -> bool:
+    """Whether a small file can be written, synced and removed where `path` lives."""
+    where = existing_parent(path)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=where, prefix=".nnlite-room.")
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(b"\0" * PROBE_BYTES)
+            f.flush()
+            os.fsync(f.fileno())
+        return True
+    except OSError:
+        return False
+    finally:
+        Path(tmp).unlink(missing_ok=True)

@@ -15,9 +15,9 @@ from typing import Any, Protocol
 
 from nnlite_tui.core.convert.cache import is_disk_full
 from nnlite_tui.core.convert.options import DETERMINISTIC_STAGES
+from nnlite_tui.core.disk import takes_writes
 from nnlite_tui.core.events import Event, StageFinished, StageStarted
-from nnlite_tui.core.run.artifacts import takes_writes
-from nnlite_tui.core.run.logs import LogTailer
+from nnlite_tui.core.logs import LogTailer
 from nnlite_tui.core.outcomes import Cancelled, ConversionResult, Converted, Failed, Outcome, Retry, Skipped
 from nnlite_tui.core.spec import ModelSpec
 

@@ -11,13 +11,12 @@ the run's `--keep-artifacts` policy (the conversion cache, bounded on its own, s
 from __future__ import annotations
 
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from nnlite_tui.core.disk import DiskCheck, existing_parent, fmt_bytes, low_space
+from nnlite_tui.core.disk import DiskCheck, fmt_bytes, low_space, takes_writes
 from nnlite_tui.core.events import Event, Recovery
 
 KEEP_POLICIES = ("all", "failed", "none")
@@ -25,7 +24,6 @@ DEFAULT_KEEP = "failed"  # enough to reproduce every failure; successes are in t
 ROOM_POLL_S = 5.0
 DISK_WAIT_ENV = "NNLITE_DISK_WAIT_S"
 DEFAULT_DISK_WAIT_S = 1800.0
-PROBE_BYTES = 1 << 20  # room for at least a report and a journal line
 
 
 def keeps_artifact(policy: str, status: str) -> bool:
@@ -146,22 +144,3 @@ def disk_wait_deadline() -> float:
         return float(text) if text else DEFAULT_DISK_WAIT_S
     except ValueError:
         raise DiskWaitSetting(f"{DISK_WAIT_ENV}={text!r} is not a number of seconds") from None
-
-
-def takes_writes(path: Path) -> bool:
-    """Whether a small file can be written, synced and removed where `path` lives."""
-    where = existing_parent(path)
-    try:
-        fd, tmp = tempfile.mkstemp(dir=where, prefix=".nnlite-room.")
-    except OSError:
-        return False
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(b"\0" * PROBE_BYTES)
-            f.flush()
-            os.fsync(f.fileno())
-        return True
-    except OSError:
-        return False
-    finally:
-        Path(tmp).unlink(missing_ok=True)

@@ -11,8 +11,8 @@ A source is one of:
 
 A file that does not parse still yields a spec (kind "lemur", default shapes, origin starting with
 "unparsed:"); building it raises the SyntaxError, which names the file and line, so the worker records
-the failure for that model alone. Filtering by parameter count needs torch: the worker calls
-`count_params(spec)` (or `build(spec)`) itself; discovery stays torch-free.
+the failure for that model alone. Filtering by parameter count needs torch: the conversion
+worker builds the model itself (convert/worker/model.py); discovery stays torch-free.
 """
 
 from __future__ import annotations
@@ -386,11 +386,3 @@ def _unique_names(specs: list[ModelSpec]) -> list[ModelSpec]:
 def _replace(spec: ModelSpec, **changes: Any) -> ModelSpec:
     return ModelSpec.from_dict({**spec.to_dict(), **changes})
 
-
-def count_params(spec: ModelSpec) -> int:
-    """Parameter count of the built model, for a max-params filter. Imports torch and runs the model's
-    code, so call it in a worker process (the conversion worker), never in the CLI or the TUI process."""
-    from nnlite_tui.core.convert.worker.model import build_model
-
-    model, _ = build_model(spec)
-    return sum(p.numel() for p in model.parameters())
