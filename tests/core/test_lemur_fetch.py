@@ -110,7 +110,7 @@ def test_a_bad_wheel_or_destination_is_one_clear_error_and_leaves_no_tree(tmp_pa
         (dest / "ab").mkdir(parents=True)
         want = "exists: fetch into an empty folder"
     proc = nnlite("lemur", "fetch", str(dest), "--wheel", str(wheel))
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # ClickException: one line, exit 2 (docs/reference/exit-codes.md)
     assert want in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "escaped.py").exists()
     if case != "exists":
@@ -120,5 +120,5 @@ def test_a_bad_wheel_or_destination_is_one_clear_error_and_leaves_no_tree(tmp_pa
 def test_a_version_pip_cannot_find_names_it(tmp_path):
     (tmp_path / "empty").mkdir()
     proc = nnlite("lemur", "fetch", str(tmp_path / "c"), "--version", "9.9.9", "--find-links", str(tmp_path / "empty"))
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # ClickException: one line, exit 2 (docs/reference/exit-codes.md)
     assert "pip could not download nn-dataset==9.9.9" in proc.stderr and "Traceback" not in proc.stderr

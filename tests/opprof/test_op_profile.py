@@ -182,6 +182,9 @@ def test_a_crash_in_the_profiled_pass_keeps_the_timed_result(small_cnn, tmp_path
         "import nnlite_tui.core.runtimes.litert.profiled_pass as p\n"
         "p.profiled_pass = lambda *a, **k: os.kill(os.getpid(), signal.SIGSEGV)\n")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(hooks), *sys.path]))
+    # The hook reaches the benchmark through PYTHONPATH, which the benchmark's sandbox does not pass in
+    # (an exact list of variables): this test is about the crash, so the benchmark runs unsandboxed.
+    monkeypatch.setenv("NNLITE_BENCH_SANDBOX", "0")
     result = LocalDevice(timeout_s=120).benchmark(
         Artifact(str(small_cnn)), BenchSettings(runs=3, min_seconds=0, warmup=1, profile_ops="xnnpack"), "r1")
     assert result["valid"] and result["stats"]["count"] >= 3
