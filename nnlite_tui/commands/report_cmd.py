@@ -18,6 +18,7 @@ def report(run_dir: str, fmt: str, output: str | None) -> None:
     """Re-export RUN_DIR's reports: a CSV summary, JSON lines, LEMUR's ab/nn/stat/run layout, or one
     self-contained HTML page (plots, a sortable table, per-model details) that opens offline."""
     from nnlite_tui.core.report.document import to_csv, write_lemur
+    from nnlite_tui.core.text_safety import printable
     from nnlite_tui.core.results import load_reports
     from nnlite_tui.core.run_dir import REPORTS_DIR
     from nnlite_tui.core.safe_paths import UnsafePath
@@ -44,7 +45,9 @@ def report(run_dir: str, fmt: str, output: str | None) -> None:
         Path(output).write_text(text)
         click.echo(f"wrote {output}", err=True)
     else:
-        sys.stdout.write(text)
+        # On a terminal, the model-controlled text in the rows (names, error messages) is shown with its
+        # control characters escaped; into a pipe or a file it goes as written.
+        sys.stdout.write(printable(text, keep_newlines=True) if sys.stdout.isatty() else text)
 
 
 def _write_html(run_dir: Path, out: Path) -> None:

@@ -56,3 +56,38 @@ def test_the_report_keeps_the_message_as_raised(shown):
     text = next((shown["run"] / "reports").glob("escapes_in_error*.json")).read_text()
     assert "\x1b" not in text and "\\u001b]0;pwned" in text  # JSON's own escape on disk
     json.loads(text)
+
+
+def _on_a_terminal(args: list[str]) -> bytes:
+    """What `nnlite args` writes to stdout when stdout is a terminal (a pseudo-terminal here)."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    from tests.security.limits_helpers import REPO
+
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "nnlite_tui", *args], cwd=REPO, stdout=follower,
+                            stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(REPO)})
+    os.close(follower)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(leader)
+    assert proc.wait(timeout=60) == 0
+    return out
+
+
+def test_a_csv_export_shown_on_a_terminal_is_escaped_and_piped_as_written(shown):
+    shown_csv = _on_a_terminal(["report", str(shown["run"]), "--format", "csv"])
+    # Line ends are CRLF on a terminal (and in CSV itself); a CR anywhere else would be the model's.
+    assert _unsafe(shown_csv.replace(b"\r\n", b"\n")) == [] and b"evil\\x1b]0;pwned" in shown_csv
+    piped = nnlite(["report", str(shown["run"]), "--format", "csv"])
+    assert "\x1b]0;pwned\x07" in piped.stdout.decode()  # a file or a pipe gets the data unchanged
