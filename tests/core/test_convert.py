@@ -103,7 +103,7 @@ def test_forever_loop_times_out_and_the_next_model_still_converts(converter, bad
 def test_memory_hog_is_killed_at_the_cap(converter, bad_models, tmp_path):
     result = converter.convert(_spec(bad_models, "memory_hog"), tmp_path / "hog.tflite")
     assert result["stage"] == "out-of-memory"
-    assert "over the cap of 2500 MB" in result["error_message"]
+    assert "memory cap of 2500 MB" in result["error_message"]
 
 
 def test_worker_crash_is_reported_not_raised(converter, bad_models, tmp_path):
