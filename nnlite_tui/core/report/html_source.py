@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import orjson
 
-from nnlite_tui.core.report.rows import ResultRow, RunResults, _label_twins, row_from_report
+from nnlite_tui.core.report.rows import ResultRow, RunResults, _label_twins, row_from_report, store_statuses
 from nnlite_tui.core.results import RunResults as ReportFolder
 
 HIST_BINS = 24
@@ -132,27 +132,6 @@ def read_one(path: Path) -> tuple[Unit, dict[str, Any], dict[str, Any], list[tup
     return unit, dict(report.get("device") or {}), _settings(report), _reference(bench)
 
 
-def _statuses(path: Path, units: list[Unit]) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
-    from nnlite_tui.core.run_dir import STATE_FILE
-    from nnlite_tui.core.store.files import StoreError, load_snapshot
-
-    statuses = {u.row.model: u.row.status for u in units}
-    errors: dict[str, dict[str, Any]] = {}
-    if (path / STATE_FILE).exists():
-        try:
-            _, records = load_snapshot(path)
-        except StoreError as exc:
-            raise ValueError(str(exc)) from None
-        for rec in records:
-            statuses[rec["name"]] = rec.get("status") or "queued"
-            if rec.get("error"):
-                errors[rec["name"]] = rec["error"]
-    for unit in units:
-        if statuses.get(unit.row.model) == "skipped":
-            unit.row.status = "skipped"
-    return statuses, errors
-
-
 def from_results(results: RunResults) -> HtmlRun:
     """The page's view of a run already loaded with its reports in memory (rows.load_run)."""
     units = [Unit(row, sketch(row.samples_ns, row.stats) if row.status == "done" else None,
@@ -201,5 +180,5 @@ def read_run(run_dir: str | Path) -> HtmlRun:
         unit.throttled = summary.throttled  # the summary knows where each schema keeps it
     _fold(run, [p[1:] for p in parts])
     _label_twins(run.rows)
-    run.statuses, run.errors = _statuses(path, run.units)
+    _, run.statuses, run.errors = store_statuses(path, [u.row for u in run.units])
     return run

@@ -164,6 +164,31 @@ def _label_twins(rows: list[ResultRow]) -> None:
             row.device_label = f"{row.device_label} ({row.device})"
 
 
+def store_statuses(path: Path, rows: list[ResultRow]) -> tuple[Any, dict[str, str], dict[str, dict[str, Any]]]:
+    """(the run's config, each model's status, each failed model's error): the reports' own view, then the
+    store's where the run has a state file; a row the store says was skipped is marked so.
+    ValueError names a state file that cannot be read."""
+    from nnlite_tui.core.run_dir import STATE_FILE
+    from nnlite_tui.core.store.files import StoreError, load_snapshot
+
+    statuses = {row.model: row.status for row in rows}
+    errors: dict[str, dict[str, Any]] = {}
+    config = None
+    if (path / STATE_FILE).exists():
+        try:
+            config, records = load_snapshot(path)
+        except StoreError as exc:
+            raise ValueError(str(exc)) from None
+        for rec in records:
+            statuses[rec["name"]] = rec.get("status") or "queued"
+            if rec.get("error"):
+                errors[rec["name"]] = rec["error"]
+    for row in rows:
+        if statuses.get(row.model) == "skipped":
+            row.status = "skipped"
+    return config, statuses, errors
+
+
 def load_run(run_dir: str | Path) -> RunResults:
     """A run's reports as rows, plus the store's view when the run has a state file.
 
@@ -186,21 +211,5 @@ def load_run(run_dir: str | Path) -> RunResults:
             rows.append(row_from_report(report, summary.file))
     reports = [r.to_json() for r in typed]
     _label_twins(rows)
-    statuses = {row.model: row.status for row in rows}
-    errors: dict[str, dict[str, Any]] = {}
-    config = None
-    if has_state:
-        from nnlite_tui.core.store.files import StoreError, load_snapshot
-
-        try:
-            config, records = load_snapshot(path)
-        except StoreError as exc:
-            raise ValueError(str(exc)) from None
-        for rec in records:
-            statuses[rec["name"]] = rec.get("status") or "queued"
-            if rec.get("error"):
-                errors[rec["name"]] = rec["error"]
-    for row in rows:
-        if statuses.get(row.model) == "skipped":
-            row.status = "skipped"
+    config, statuses, errors = store_statuses(path, rows)
     return RunResults(run_dir=path, rows=rows, reports=reports, statuses=statuses, errors=errors, config=config)
