@@ -12,6 +12,7 @@ from nnlite_tui.core.text_safety import printable
 
 LINE_WIDTH = 160
 NAME_WIDTH = 48
+FAMILY_LINES = 12
 
 
 @click.command()
@@ -44,8 +45,10 @@ def status(run_dir: str, n_events: int) -> None:
     for problem in unreadable_reports(path)[:5]:
         click.echo(printable(f"  warning: {problem}; the next `nnlite run` on this directory measures that unit "
                              f"again"))
-    failed = [r for r in records if r.get("status") == "failed"][:5]
-    for rec in failed:
+    failed = [r for r in records if r.get("status") == "failed"]
+    for line in failures_by_family(failed):
+        click.echo(printable(line))
+    for rec in failed[:5]:
         err = rec.get("error") or {}
         click.echo(printable(f"  failed {rec['name']}: {err.get('stage')}: {err.get('type')}: {err.get('message')}"))
     shown = last_events(path, n_events)
@@ -53,6 +56,31 @@ def status(run_dir: str, n_events: int) -> None:
         click.echo("last events:")
     for ev in shown:
         click.echo(event_line(ev))
+
+
+def failures_by_family(failed: list[dict]) -> list[str]:
+    """One line per model family with failures (most first, at most FAMILY_LINES): how many, and their
+    causes with counts, so that what fails as a class shows at a glance on a run of thousands."""
+    from collections import Counter
+
+    from nnlite_tui.core.convert.causes import classify
+    from nnlite_tui.core.results.summary import lemur_family
+    from nnlite_tui.core.sources.units import parse_unit
+
+    causes: dict[str, Counter[str]] = {}
+    for rec in failed:
+        err = rec.get("error") or {}
+        cause = classify({"ok": False, "stage": err.get("stage"), "error_type": err.get("type"),
+                          "error_message": err.get("message")})
+        causes.setdefault(lemur_family(parse_unit(rec["name"])[0]), Counter())[cause] += 1
+    ranked = sorted(causes.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))
+    lines = ["failures by family:"] if ranked else []
+    for family, counts in ranked[:FAMILY_LINES]:
+        text = ", ".join(f"{cause} {n}" for cause, n in counts.most_common(4))
+        lines.append(f"  {family:<28} {sum(counts.values()):>5}  {text}")
+    if len(ranked) > FAMILY_LINES:
+        lines.append(f"  ... {len(ranked) - FAMILY_LINES} more families")
+    return lines
 
 
 def unreadable_reports(run_dir: Path) -> list[str]:

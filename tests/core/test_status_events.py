@@ -39,3 +39,21 @@ def test_paused_is_the_latest_pause_or_resume_of_the_current_session(tmp_path):
     assert status_events.paused(tmp_path)
     write(tmp_path, [RunStarted("r", ("a",), (), resumed=True)])  # a new session starts running
     assert not status_events.paused(tmp_path)
+
+
+def test_status_sums_failures_by_family_and_cause():
+    from nnlite_tui.commands.status_cmd import failures_by_family
+
+    def failed(name: str, stage: str, kind: str, message: str) -> dict:
+        return {"name": name, "status": "failed", "error": {"stage": stage, "type": kind, "message": message}}
+
+    lines = failures_by_family([
+        failed("ga-mut-12", "export", "SamplesAtInference", "the model samples random numbers at inference"),
+        failed("ga-mut-13@executorch", "export", "SamplesAtInference", "the model samples random numbers at inference"),
+        failed("ga-mut-14", "timeout", "Timeout", "took longer than 300 s"),
+        failed("rag-4555c3c648b5366adb7639062350714f", "timeout", "Timeout", "took longer than 300 s"),
+    ])
+    assert lines[0] == "failures by family:"
+    assert lines[1].split()[:2] == ["ga-mut", "3"] and "timeout 1" in lines[1]
+    assert lines[2].split()[:3] == ["rag", "1", "timeout"]
+    assert failures_by_family([]) == []

@@ -9,7 +9,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-from nnlite_tui.core.report.html_data import lemur_family
+from nnlite_tui.core.results.summary import lemur_family
 
 from .runs import derive_run, nnlite, scale
 

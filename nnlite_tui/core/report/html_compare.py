@@ -15,7 +15,8 @@ from html import escape
 from nnlite_tui import __version__
 from nnlite_tui.core.report.compare import MARKS, Comparison
 from nnlite_tui.core.report.compare_format import _header_lines, _summary, energy_table
-from nnlite_tui.core.report.html_data import Strings, lemur_family, ms, r4
+from nnlite_tui.core.report.html_data import Strings, ms, r4
+from nnlite_tui.core.results.summary import lemur_family
 from nnlite_tui.core.report.html_report import asset, credits, data_script, script, vendor_head
 from nnlite_tui.core.report.rows import ResultRow
 

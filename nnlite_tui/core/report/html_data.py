@@ -16,7 +16,8 @@ from typing import Any
 from nnlite_tui.core.ops.block import measured
 from nnlite_tui.core.report.html_runtimes import runtime_data
 from nnlite_tui.core.report.html_source import HtmlRun, Unit
-from nnlite_tui.core.report.rows import DEFAULT_PRECISION, ResultRow, family_of
+from nnlite_tui.core.report.rows import DEFAULT_PRECISION, ResultRow
+from nnlite_tui.core.results.summary import lemur_family
 
 TOP_OPS = 8
 MAX_PAIRS = 3
@@ -54,13 +55,6 @@ class Strings:
             self._index[text] = len(self.values)
             self.values.append(text)
         return self._index[text]
-
-
-def lemur_family(name: str) -> str:
-    """A LEMUR family: the name without its md5 (`rag-<md5>`) or trial number (`ga-mut-327`)."""
-    base = family_of(name)
-    head, _, tail = base.rpartition("-")
-    return head if head and tail.isdigit() else base
 
 
 def flags(unit: Unit) -> list[str]:

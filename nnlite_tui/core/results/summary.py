@@ -22,6 +22,13 @@ def family_of(name: str) -> str:
     return _HASH_SUFFIX.sub("", name) or name
 
 
+def lemur_family(name: str) -> str:
+    """A LEMUR family: the name without its md5 (`rag-<md5>`) or trial number (`ga-mut-327`)."""
+    base = family_of(name)
+    head, _, tail = base.rpartition("-")
+    return head if head and tail.isdigit() else base
+
+
 class UnitKey(NamedTuple):
     """What one report is of: a unit (model, runtime, precision) on one device and backend."""
 
