@@ -1,6 +1,7 @@
 # Two commands do all the set-up on a fresh machine:
 #   make run    install into .venv, then convert and benchmark sample_models/ on this host
 #   make test   install into .venv, then run the whole test suite (what CI runs)
+# and `make docs` serves the documentation site (mkdocs.yml) on http://127.0.0.1:8000.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -13,7 +14,7 @@ RUN_ARGS ?=
 TORCH_INDEX ?=
 PIP_INSTALL := $(BIN)/pip install --quiet -c constraints.txt
 
-.PHONY: install run test clean
+.PHONY: install run test docs clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -31,10 +32,14 @@ run: $(STAMP)
 test: $(STAMP)
 	-$(BIN)/nnlite doctor
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	bash android-app/test-core.sh
 	# Two worker processes, each test file whole on one of them (its module fixtures built once): most
 	# tests wait on subprocesses, so the two cores overlap them.
-	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --durations=20
+	$(BIN)/python -m pytest -q -rs -p no:cacheprovider -n 2 --dist loadfile --durations=20
+
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve
 
 clean:
 	rm -rf $(VENV) runs

@@ -110,7 +110,7 @@ if [ "$MANIFEST_RC" = 0 ]; then
     sed 's|<manifest |<manifest package="org.nnlite.bench" |' "$HERE/app/src/main/AndroidManifest.xml" \
         >"$BUILD/AndroidManifest.xml"
     if aapt2 link --manifest "$BUILD/AndroidManifest.xml" -I "$FRAMEWORK_RES" \
-        --min-sdk-version 24 --target-sdk-version 29 \
+        --min-sdk-version 26 --target-sdk-version 29 \
         --version-code 1 --version-name 0.1.0 -o "$BUILD/manifest-check.apk" 2>"$BUILD/aapt2.log"; then
         say "manifest links against framework-res (aapt2)"
     else

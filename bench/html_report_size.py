@@ -20,7 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from nnlite_tui.core.run_dir import load_reports, report_filename
+from nnlite_tui.core.results import load_reports
+from nnlite_tui.core.run_dir import report_filename
 from nnlite_tui.core.report.html_report import build_html
 from nnlite_tui.core.report.rows import load_run
 from nnlite_tui.core.bench.stats import summarize

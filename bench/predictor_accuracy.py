@@ -38,7 +38,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from nnlite_tui.core.ops.predictor import FITS, REMAINDER, TABLE, OpTable, ops_blocks  # noqa: E402
-from nnlite_tui.core.run_dir import load_reports, safe_name  # noqa: E402
+from nnlite_tui.core.results import load_reports
+from nnlite_tui.core.run_dir import safe_name  # noqa: E402
 from nnlite_tui.core.runtimes import get_runtime  # noqa: E402
 
 

@@ -7,10 +7,14 @@ and are imported only when invoked. Nothing here imports torch, litert_torch or 
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 
 import click
 
 from nnlite_tui import __version__
+from nnlite_tui.errors import DEBUG_ENV, install_thread_hook, report
+from nnlite_tui.exit_codes import ExitCode
 
 # name -> ("module:attribute", short help). The help text is here so `--help` needs no import.
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
@@ -24,12 +28,40 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "emulator": ("nnlite_tui.commands.emulator_cmd:emulator", "List, start and stop Android emulators."),
     "tui": ("nnlite_tui.commands.tui_cmd:tui", "Open the control console (optionally attached to a run)."),
     "cache": ("nnlite_tui.commands.cache_cmd:cache", "The conversion cache: info, prune."),
+    "lemur": ("nnlite_tui.commands.lemur_cmd:lemur", "Get the LEMUR corpus (nn-dataset) as a tree nnlite reads."),
     "doctor": ("nnlite_tui.commands.doctor_cmd:doctor", "Which isolation model code runs under here, and why."),
     "sim-device": ("nnlite_tui.simdevice.command:sim_device", "Run a simulated Android device for adb."),
 }
 
 
 class LazyGroup(click.Group):
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        """Every error a command did not handle becomes one line and an exit code (errors.py); `--debug`
+        anywhere on the line (or NNLITE_DEBUG=1) adds the traceback."""
+        args = list(sys.argv[1:] if args is None else args)
+        end = args.index("--") if "--" in args else len(args)
+        if "--debug" in args[:end]:
+            args = [a for i, a in enumerate(args) if i >= end or a != "--debug"]
+            os.environ[DEBUG_ENV] = "1"  # re-executed runs and worker processes inherit it
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        install_thread_hook()
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.ClickException as exc:
+            exc.show()
+            # click's own exit code for a plain ClickException is 1, which here means a bug
+            sys.exit(ExitCode.USAGE if exc.exit_code == 1 else exc.exit_code)
+        except BrokenPipeError:  # `nnlite report RUN | head`: the reader has what it wanted
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(ExitCode.OK)
+        except click.Abort:
+            click.echo("Aborted.", err=True)
+            sys.exit(ExitCode.STOPPED)
+        except Exception as exc:  # noqa: BLE001 - the last stop before a traceback would reach the user
+            sys.exit(report(exc))
+        sys.exit(code if isinstance(code, int) else ExitCode.OK)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(super().list_commands(ctx)) | set(LAZY_COMMANDS))
 
@@ -54,5 +86,6 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="nnlite")
-def main() -> None:
+@click.option("--debug", is_flag=True, help="On an error, print the traceback as well as the one-line message.")
+def main(debug: bool) -> None:
     """nnlite: convert PyTorch models to LiteRT and ExecuTorch and benchmark them on phones, emulators or this host."""

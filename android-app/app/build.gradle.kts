@@ -10,7 +10,10 @@ android {
 
     defaultConfig {
         applicationId = "org.nnlite.bench"
-        minSdk = 24
+        // 26, not lower: ExecuTorch's AAR declares minSdk 23, but its release script builds the native
+        // library for android-26 (scripts/build_android_library.sh), and TfliteLog uses Process.waitFor(long, TimeUnit)
+        // (API 26). An API 24/25 device could install the APK and then fail to load the runtime.
+        minSdk = 26
         targetSdk = 36
         versionCode = 3
         versionName = "0.3.0" // must equal Report.APP_VERSION in :core (checked by tests/android)

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from nnlite_tui.core.text_safety import printable
+
 from nnlite_tui.exit_codes import ExitCode
 
 EPILOG = """\b
@@ -40,8 +42,12 @@ def compare(before: str, after: str | None, by: str, runtimes: str, threshold: f
     of their medians and its 95% bootstrap confidence interval from the raw samples; lists what is
     only in one run. With --by runtime, compare two runtimes within run BEFORE the same way. Reads
     reports only; nothing is re-run."""
+    if after is not None and Path(before).resolve() == Path(after).resolve():
+        raise click.UsageError(f"BEFORE and AFTER are the same run ({before}): a run compared with itself shows "
+                               "no change; give two runs, or use --by runtime within one")
     from nnlite_tui.core.report.compare import compare_runs
-    from nnlite_tui.core.report.compare_format import to_csv, to_html, to_table
+    from nnlite_tui.core.report.compare_format import to_csv, to_table
+    from nnlite_tui.core.report.html_compare import to_html
 
     try:
         if by == "runtime":
@@ -66,8 +72,8 @@ def compare(before: str, after: str | None, by: str, runtimes: str, threshold: f
         Path(output).write_text(text, encoding="utf-8")
         click.echo(f"wrote {output}", err=True)
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(printable(text, keep_newlines=True) if fmt != "html" else text)
     if fail_on_regression and cmp.regressions:
         names = ", ".join(f"{p.before.model} ({p.change})" for p in cmp.regressions[:10])
-        click.echo(f"{len(cmp.regressions)} regression(s): {names}", err=True)
+        click.echo(printable(f"{len(cmp.regressions)} regression(s): {names}"), err=True)
         sys.exit(ExitCode.REGRESSION)

@@ -9,11 +9,13 @@ from pathlib import Path
 
 import click
 
+from nnlite_tui.core.text_safety import printable
+
 from nnlite_tui.commands.options import announce_isolation, convert_options, convert_options_from, discover_or_exit, \
     source_options
 from nnlite_tui.exit_codes import ExitCode
 from nnlite_tui.core.run.console import fmt_duration
-from nnlite_tui.core.report.document import write_json_atomic
+from nnlite_tui.core.json_file import write_json_atomic
 from nnlite_tui.core.run_dir import safe_name
 from nnlite_tui.core.outcomes import error_text
 
@@ -74,6 +76,7 @@ def _show(result: dict, n: int, total: int, started: float, tty: bool) -> None:
         line = f"SKIPPED   {name}  {result.get('error_message')}"
     else:
         line = f"FAILED    {name}  " + error_text(result.get("stage"), result.get("error_type"), result.get("error_message"))
+    line = printable(line)  # a model's name and message: nothing in them acts on the terminal
     elapsed = time.monotonic() - started
     eta = elapsed / n * (total - n) if n else None
     if tty:

@@ -6,11 +6,13 @@ import json
 
 import click
 
+from nnlite_tui.core.text_safety import printable
+
 COLUMNS = ("serial", "kind", "state", "model", "android", "abi")
 
 
 def collect() -> dict:
-    from nnlite_tui.core.devices import adb, emulator
+    from nnlite_tui.core.devices import adb, adb_link, emulator
     from nnlite_tui.core.devices.base import DeviceError
     from nnlite_tui.core.devices.local import host_info
 
@@ -22,6 +24,11 @@ def collect() -> dict:
         rows += [adb.describe(d["serial"], d["state"]) for d in adb.attached()]
     except DeviceError as err:
         notes.append(f"adb: {err}")
+    started = adb_link.started_here()
+    if started is not None:  # left running by design: the next command finds its devices at once
+        notes.append(f"adb: nothing answered on port {started[0]}, so this command started an adb server there "
+                     f"(pid {started[1] or 'unknown'}); it keeps running for the next commands "
+                     f"(`adb -P {started[0]} kill-server` stops it)")
     try:
         avds = emulator.list_avds()
     except emulator.EmulatorError as err:
@@ -70,17 +77,17 @@ def devices(as_json: bool, cluster: str | None) -> None:
     if as_json:
         click.echo(json.dumps(data, indent=1))
         return
-    rows = [{k: ("" if r.get(k) is None else str(r[k])) for k in COLUMNS} for r in data["devices"]]
+    rows = [{k: ("" if r.get(k) is None else printable(r[k])) for k in COLUMNS} for r in data["devices"]]
     widths = {k: max(len(k), *(len(r[k]) for r in rows)) for k in COLUMNS}
     click.echo("  ".join(k.upper().ljust(widths[k]) for k in COLUMNS).rstrip())
     node = None
     for r, raw in zip(rows, data["devices"]):
         if raw.get("node") is not None and raw["node"] != node:
             node = raw["node"]
-            click.echo(f"-- node {node}")
+            click.echo(printable(f"-- node {node}"))
         click.echo("  ".join(r[k].ljust(widths[k]) for k in COLUMNS).rstrip())
     if data["avds"] is not None:
         click.echo(f"\nAVDs: {', '.join(data['avds']) or 'none'} (start one with --device emulator:<AVD> "
                    "or `nnlite emulator start <AVD>`)")
     for note in data["notes"]:
-        click.echo(f"\n{note}")
+        click.echo("\n" + printable(note))

@@ -19,6 +19,7 @@ CAPS = {
 @click.command(epilog="Exit code 0 when model code runs in the sandbox, 5 when it cannot here.")
 def doctor() -> None:
     """Print which isolation model code runs under here (the sandbox, or what is left without it) and why."""
+    from nnlite_tui.core.convert.sandbox import limits
     from nnlite_tui.core.convert.sandbox.availability import check
     from nnlite_tui.core.convert.sandbox.policy import package_root, python_paths
 
@@ -38,6 +39,7 @@ def doctor() -> None:
             ("processes", f"at most {found.max_tasks} tasks (processes and threads) at once by {found.process_cap}: "
                           f"{CAPS[found.process_cap]}; all end with the worker (its pid namespace)"),
         ]
+        rows += limits.rows(found)
     elif found.mechanism == "unshare":
         rows += [("network", "its own namespace (unshare): no route anywhere"),
                  ("files", "NOT protected: model code can read and write what you can"),
@@ -51,7 +53,7 @@ def doctor() -> None:
              ("package", f"{package_root()} (PYTHONPATH in the sandbox)"),
              ("checked in", f"{found.seconds * 1000:.0f} ms")]
     for name, text in rows:
-        click.echo(f"  {name + ':':<12} {text}")
+        click.echo(f"  {name + ':':<13} {text}")
     if not found.sandboxed:
         click.echo("  with --require-sandbox, `nnlite run` and `nnlite convert` refuse to start here")
         sys.exit(ExitCode.NOTHING)

@@ -7,10 +7,12 @@ import time
 
 import click
 
+from nnlite_tui.exit_codes import ExitCode
+
 
 def _fail(message: str) -> None:
     click.echo(f"error: {message}", err=True)
-    sys.exit(1)
+    sys.exit(ExitCode.NOTHING)
 
 
 class _Printer:

@@ -15,11 +15,13 @@ from nnlite_tui.exit_codes import ExitCode
 EXIT_CODES_HELP = """\b
 Exit codes:
   0  every model reached done, failed or skipped (failures are results)
-  1  internal error
+  1  internal error (a bug; --debug prints the traceback)
   2  usage error (bad option, missing path, settings differ from the run being resumed)
   3  the state file is corrupt or unreadable (it is kept; the message names it)
   4  stopped before the end (signal or operator); rerun the same command to resume
-  5  nothing could be done (no model found, no usable device, no sandbox with --require-sandbox)"""
+  5  nothing could be done (no model found, no usable device, no sandbox with --require-sandbox)
+  7  the disk refused: full, read-only, no permission, I/O error (the message names the file)
+  8  another nnlite process is writing this run directory (the message gives its pid)"""
 
 
 def parse_shape(ctx, param, value: str | None):
@@ -42,7 +44,7 @@ def source_options(fn: Callable) -> Callable:
         click.option("--num-classes", type=click.IntRange(min=1), help="Classes (default 10, or from the trials)."),
         click.option("--include", multiple=True, help="Only models whose name matches this glob (repeatable)."),
         click.option("--exclude", multiple=True, help="Skip models whose name matches this glob (repeatable)."),
-        click.option("--limit", type=click.IntRange(min=0), help="At most N models."),
+        click.option("--limit", type=click.IntRange(min=1), help="At most N models (1 or more)."),
         click.option("--max-params", type=click.IntRange(min=1), help="Skip models with more parameters."),
     ]):
         fn = deco(fn)
@@ -112,17 +114,24 @@ def convert_options_from(kw: dict, specs: list | None = None):
             parse_max_gb(os.environ[ENV_MAX_GB])
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
-    return ConvertOptions(timeout_s=kw["timeout_s"], mem_cap_mb=kw["mem_cap_mb"], recycle_after=kw["recycle_after"],
-                          nhwc=kw["nhwc"], weights=kw.get("weights") or "dense",
-                          strict_weights=bool(kw.get("strict_weights")), workers=kw["workers"],
-                          use_cache=not kw["no_cache"],
-                          cache_dir=Path(kw["cache_dir"]) if kw.get("cache_dir") else None,
-                          max_params=kw.get("max_params"), cache_max_gb=kw.get("cache_max_gb"),
-                          calibration_samples=kw.get("calibration_samples", 32),
-                          calibration_dir=_calibration_dir(kw.get("calibration_dir")),
-                          sandbox="require" if kw.get("require_sandbox") else "off" if kw.get("no_sandbox") else "auto",
-                          sandbox_sources=tuple(str(p) for p in sources.read_only),
-                          sandbox_python_path=tuple(str(p) for p in sources.python_path))
+    options = ConvertOptions(timeout_s=kw["timeout_s"], mem_cap_mb=kw["mem_cap_mb"], recycle_after=kw["recycle_after"],
+                             nhwc=kw["nhwc"], weights=kw.get("weights") or "dense",
+                             strict_weights=bool(kw.get("strict_weights")), workers=kw["workers"],
+                             use_cache=not kw["no_cache"],
+                             cache_dir=Path(kw["cache_dir"]) if kw.get("cache_dir") else None,
+                             max_params=kw.get("max_params"), cache_max_gb=kw.get("cache_max_gb"),
+                             calibration_samples=kw.get("calibration_samples", 32),
+                             calibration_dir=_calibration_dir(kw.get("calibration_dir")),
+                             sandbox="require" if kw.get("require_sandbox") else "off" if kw.get("no_sandbox") else "auto",
+                             sandbox_sources=tuple(str(p) for p in sources.read_only),
+                                sandbox_python_path=tuple(str(p) for p in sources.python_path))
+    if kw.get("in_shape"):
+        from nnlite_tui.core.convert.shape_budget import over_cap
+
+        problem = over_cap(kw["in_shape"], options.cap_mb())
+        if problem:
+            raise click.UsageError(problem)
+    return options
 
 
 def announce_isolation(options) -> None:

@@ -35,23 +35,26 @@ def predict(from_dirs: tuple[str, ...], device: str | None, kernels: str, out: s
     --precision takes one precision here: only profiles of models at it are used, and the sources
     are converted (or derived) at it."""
     from nnlite_tui.core.convert.converter import Converter
-    from nnlite_tui.core.ops.predictor import FITS, REMAINDER, TABLE, TableError, load_table, precision_of
-    from nnlite_tui.core.run_dir import load_reports
+    from nnlite_tui.core.ops.predictor import FITS, REMAINDER, TABLE, TableError, load_table
+    from nnlite_tui.core.results import ReportError, RunResults
     from nnlite_tui.core.ops.graph import GraphError
-    from nnlite_tui.core.runtimes import get_runtime
+    from nnlite_tui.core.runtimes import DEFAULT_RUNTIME, get_runtime
 
     options = convert_options_from(kw)
     announce_isolation(options)
     if len(kw["precision"]) != 1:
         raise click.UsageError(f"--precision {','.join(kw['precision'])}: predict takes one precision at a time")
     precision = kw["precision"][0]
-    reports = [r for d in from_dirs for r in load_reports(Path(d))
-               if precision_of(r) == precision and (device is None or (r.get("device") or {}).get("serial") == device)]
+    try:
+        reports = [r for d in from_dirs for r in RunResults(d, strict=True)
+                   if r.precision == precision and (device is None or r.device.serial == device)]
+    except ReportError as exc:
+        raise click.UsageError(str(exc)) from None
     try:
         table = load_table([Path(d) for d in from_dirs], kernel_mode=kernels, device=device, reports=reports)
     except TableError as exc:
         raise click.UsageError(f"{exc} at precision {precision}") from None
-    measured = {r.get("model_name"): r.get("duration") for r in reports if r.get("valid")}
+    measured = {r.model_name: r.duration for r in reports if r.valid}
     specs = discover_or_exit(kw)
     if not specs:
         click.echo("No models found in " + ", ".join(kw["sources"]), err=True)
@@ -80,7 +83,7 @@ def predict(from_dirs: tuple[str, ...], device: str | None, kernels: str, out: s
                 click.echo(f"{name:<{w}}  not converted: {result.get('stage')}: {result.get('error_message')}")
                 continue
             try:
-                pred = table.predict(get_runtime(result.get("runtime") or "litert").read_graph(result["artifact_path"]))
+                pred = table.predict(get_runtime(result.get("runtime") or DEFAULT_RUNTIME).read_graph(result["artifact_path"]))
             except GraphError as exc:
                 click.echo(f"{name:<{w}}  {exc}")
                 continue

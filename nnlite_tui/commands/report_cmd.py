@@ -18,20 +18,22 @@ def report(run_dir: str, fmt: str, output: str | None) -> None:
     """Re-export RUN_DIR's reports: a CSV summary, JSON lines, LEMUR's ab/nn/stat/run layout, or one
     self-contained HTML page (plots, a sortable table, per-model details) that opens offline."""
     from nnlite_tui.core.report.document import to_csv, write_lemur
-    from nnlite_tui.core.run_dir import load_reports
+    from nnlite_tui.core.results import load_reports
+    from nnlite_tui.core.run_dir import REPORTS_DIR
+    from nnlite_tui.core.safe_paths import UnsafePath
     from nnlite_tui.core.report.summary import summary_rows
 
     path = Path(run_dir)
     if fmt == "html":
         _write_html(path, Path(output) if output else path / "report.html")
         return
-    try:
-        reports = load_reports(path)
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
+    reports = load_reports(path)  # an unreadable report is ReportError: exit 3 naming the file (errors.py)
     if fmt == "lemur":
         out = Path(output) if output else path / "lemur"
-        written = write_lemur(reports, out)
+        try:
+            written = write_lemur(reports, out, sorted((path / REPORTS_DIR).glob("*.json")))
+        except UnsafePath as exc:
+            raise click.ClickException(f"{exc}; nothing written") from None
         click.echo(f"wrote {len(written)} LEMUR report(s) under {out / 'ab' / 'nn' / 'stat' / 'run'}")
         return
     if fmt == "csv":
@@ -47,14 +49,20 @@ def report(run_dir: str, fmt: str, output: str | None) -> None:
 
 def _write_html(run_dir: Path, out: Path) -> None:
     from nnlite_tui.core.report.html_report import build_html
-    from nnlite_tui.core.report.rows import load_run
+    from nnlite_tui.core.report.html_source import read_run
+    from nnlite_tui.core.results import ReportError
+    from nnlite_tui.core.store.files import StoreError
 
     try:
-        run = load_run(run_dir)
+        run = read_run(run_dir)
+    except ReportError:
+        raise  # exit 3 naming the file (errors.py)
     except ValueError as exc:
+        if isinstance(exc.__context__, StoreError):  # read_run re-raises it as a ValueError
+            raise exc.__context__ from None
         raise click.ClickException(str(exc)) from None
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text(build_html(run), encoding="utf-8")
     tmp.replace(out)
-    click.echo(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB, {len(run.rows)} report(s))")
+    click.echo(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB, {len(run.units)} report(s))")

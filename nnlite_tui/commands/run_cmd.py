@@ -145,9 +145,9 @@ def run(**kw) -> None:
     except ClusterError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(ExitCode.NOTHING)
-    except StoreError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(ExitCode.STATE)
+    except StoreError as exc:  # corrupt state (3), another writer (8), or a disk that refused the write (7)
+        from nnlite_tui.errors import report
+        sys.exit(report(exc))
     if headless:
         code = _run_headless(pipeline)
     else:
@@ -163,7 +163,9 @@ def run(**kw) -> None:
             pipeline.store.close()
     if pipeline.cluster is not None:
         pipeline.cluster.shutdown()
+    _stop_adb_server_started_here()
     _write_summary(pipeline)
+    _say_what_a_rerun_does(pipeline.run_dir)
     if code == ExitCode.STOPPED:
         click.echo(f"Stopped. Resume with the same command (the run is in {cfg.out}).", err=True)
     sys.exit(code)
@@ -222,6 +224,34 @@ def _reexec() -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os.execv(sys.executable, [sys.executable, "-m", "nnlite_tui", *sys.argv[1:]])
+
+
+def _stop_adb_server_started_here() -> None:
+    """An adb server this run started (none answered) ends with it; one that was running stays."""
+    if "nnlite_tui.core.devices.adb_link" not in sys.modules:  # a host-only run never loaded adb
+        return
+    from nnlite_tui.core.devices import adb_link
+
+    started = adb_link.started_here()
+    if started is not None:
+        adb_link.stop_owned_server()
+        click.echo(f"stopped the adb server this run started on port {started[0]}", err=True)
+
+
+def _say_what_a_rerun_does(run_dir: Path) -> None:
+    """Failures of the environment are retried by a plain rerun; the model's own need --retry-failed."""
+    from nnlite_tui.core.run.unit_faults import is_environmental
+    from nnlite_tui.core.store.files import load_snapshot
+
+    _, records = load_snapshot(run_dir)
+    failed = [r for r in records if r.get("status") == "failed"]
+    env = sum(1 for r in failed if is_environmental(r.get("error")))
+    if env:
+        click.echo(f"{env} unit(s) failed because of the environment (disk, device offline): rerunning the same "
+                   "command retries them", err=True)
+    if len(failed) > env:
+        click.echo(f"{len(failed) - env} unit(s) failed on their own: a rerun keeps them failed; add "
+                   "--retry-failed to try them again", err=True)
 
 
 def _write_summary(pipeline) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from nnlite_tui.exit_codes import ExitCode
+from nnlite_tui.core.text_safety import printable
 
 LINE_WIDTH = 160
 NAME_WIDTH = 48
@@ -31,25 +31,35 @@ def status(run_dir: str, n_events: int) -> None:
     try:
         config, records = load_snapshot(path)
     except StoreError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(ExitCode.STATE)
+        from nnlite_tui.errors import report
+        sys.exit(report(exc))
     pid = runner_pid(path)
     counts = {s: 0 for s in STATUSES}
     for rec in records:
         counts[rec.get("status", "queued")] = counts.get(rec.get("status", "queued"), 0) + 1
     paused = was_paused(path) if pid else False
     state = f"live (pid {pid}){', PAUSED' if paused else ''}" if pid else "not running"
-    click.echo(f"run {path}  [{state}]  {len(records)} models")
+    click.echo(printable(f"run {path}  [{state}]  {len(records)} models"))
     click.echo("  " + "  ".join(f"{s} {counts[s]}" for s in STATUSES))
+    for problem in unreadable_reports(path)[:5]:
+        click.echo(printable(f"  warning: {problem}; the next `nnlite run` on this directory measures that unit "
+                             f"again"))
     failed = [r for r in records if r.get("status") == "failed"][:5]
     for rec in failed:
         err = rec.get("error") or {}
-        click.echo(f"  failed {rec['name']}: {err.get('stage')}: {err.get('type')}: {err.get('message')}")
+        click.echo(printable(f"  failed {rec['name']}: {err.get('stage')}: {err.get('type')}: {err.get('message')}"))
     shown = last_events(path, n_events)
     if shown:
         click.echo("last events:")
     for ev in shown:
         click.echo(event_line(ev))
+
+
+def unreadable_reports(run_dir: Path) -> list[str]:
+    """What is wrong with each report file that cannot be read (named)."""
+    from nnlite_tui.core.results import RunResults
+
+    return [problem for _, problem in sorted(RunResults(run_dir).problems.items())]
 
 
 def event_line(event) -> str:
@@ -63,5 +73,5 @@ def event_line(event) -> str:
         if isinstance(d.get(key), str):
             d[key] = short_name(d[key], NAME_WIDTH)
     detail = " ".join(f"{k}={v}" for k, v in d.items() if v not in (None, "", [], {}, ()) and k not in ("models",))
-    line = f"  {time.strftime('%H:%M:%S', time.localtime(ts))} {kind} {detail}"
+    line = printable(f"  {time.strftime('%H:%M:%S', time.localtime(ts))} {kind} {detail}")
     return cut_end(line, LINE_WIDTH)

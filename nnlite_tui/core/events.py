@@ -15,9 +15,6 @@ from typing import Any, Protocol
 # Model statuses shown in the queue; the last three are terminal.
 STATUSES = ("queued", "converting", "converted", "benchmarking", "done", "failed", "skipped")
 TERMINAL = ("done", "failed", "skipped")
-# Stages of one model, in order.
-STAGES = ("convert", "validate", "deploy", "benchmark", "report")
-SEVERITIES = ("info", "warning", "error")
 
 
 @dataclass(frozen=True)
@@ -138,6 +135,14 @@ class RunControl(Event):
 
 
 @dataclass(frozen=True)
+class ConversionCost(Event):
+    """The ranking's estimate of a unit's conversion (CPU seconds on the host it was fitted on): the ETA's price."""
+
+    model: str
+    seconds: float
+
+
+@dataclass(frozen=True)
 class RunFinished(Event):
     counts: dict[str, int]
     seconds: float
@@ -147,7 +152,7 @@ class RunFinished(Event):
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.__name__: cls
     for cls in (RunStarted, ModelStatus, StageStarted, StageFinished, RoundFinished, ReferenceTimed, ModelLog,
-                DeviceState, Recovery, RunControl, RunFinished)
+                DeviceState, Recovery, RunControl, ConversionCost, RunFinished)
 }
 
 

@@ -19,6 +19,7 @@ from types import MappingProxyType
 from typing import Any, Union
 
 from nnlite_tui.core.events import TERMINAL
+from nnlite_tui.core.runtimes.default import DEFAULT_RUNTIME
 from nnlite_tui.core.spec import ModelSpec
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -74,7 +75,7 @@ def conversion_record(raw: Mapping[str, Any]) -> dict[str, Any]:
     key names of this release; a record of an older release gets them renamed and `runtime: litert`."""
     record = {_LEGACY_CONVERSION_KEYS.get(k, k): v for k, v in raw.items()}
     if any(k in raw for k in _LEGACY_CONVERSION_KEYS):
-        record.setdefault("runtime", "litert")
+        record.setdefault("runtime", DEFAULT_RUNTIME)
     quantization = record.get("quantization")
     if isinstance(quantization, Mapping):
         record["quantization"] = {_LEGACY_QUANTIZATION_KEYS.get(k, k): v for k, v in quantization.items()}
@@ -86,7 +87,7 @@ class Artifact:
     """A converted model as a device takes it: the file, and the runtime that runs it."""
 
     path: str
-    runtime: str = "litert"
+    runtime: str = DEFAULT_RUNTIME
     # Per input, in the artifact's order: [low, high) of an integer input's valid values (token ids
     # inside their embedding table), None for any other; () when the conversion recorded none.
     input_ranges: tuple[tuple[int, int] | None, ...] = ()
@@ -135,7 +136,7 @@ class ConversionResult:
 
     @property
     def runtime(self) -> str:
-        return str(self.details.get("runtime") or "litert")
+        return str(self.details.get("runtime") or DEFAULT_RUNTIME)
 
     @property
     def artifact(self) -> Artifact | None:

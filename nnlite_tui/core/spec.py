@@ -7,6 +7,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from nnlite_tui.core.runtimes.default import DEFAULT_RUNTIME
+
 
 @dataclass(frozen=True)
 class ModelSpec:
@@ -38,7 +40,7 @@ class ModelSpec:
     precision: str = "fp32"
     # The on-device runtime the unit is converted for and measured in (core/runtimes). Left out of
     # to_dict()/key() for the default, so stores and caches of runs before runtimes existed read as LiteRT.
-    runtime: str = "litert"
+    runtime: str = DEFAULT_RUNTIME
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -47,7 +49,7 @@ class ModelSpec:
         d["alt_in_shapes"] = [list(s) for s in self.alt_in_shapes]
         if self.precision == "fp32":
             del d["precision"]
-        if self.runtime == "litert":
+        if self.runtime == DEFAULT_RUNTIME:
             del d["runtime"]
         return d
 
@@ -64,7 +66,7 @@ class ModelSpec:
         fields = [self.kind, self.sha256, list(self.in_shape), list(self.out_shape), self.prm, self.module, self.factory]
         if self.precision != "fp32":
             fields.append(self.precision)
-        if self.runtime != "litert":
+        if self.runtime != DEFAULT_RUNTIME:
             fields.append(f"runtime={self.runtime}")
         payload = json.dumps(
             fields,

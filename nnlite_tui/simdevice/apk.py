@@ -126,7 +126,7 @@ def build_manifest(package: str, version_code: int, version_name: str, activitie
     prefix, uri = w.ref("android"), w.ref(ANDROID_NS)
     w.start("manifest", [(True, "versionCode", version_code), (True, "versionName", version_name),
                          (False, "package", package)], 2)
-    w.start("uses-sdk", [(True, "minSdkVersion", 24), (True, "targetSdkVersion", 34)], 3)
+    w.start("uses-sdk", [(True, "minSdkVersion", 26), (True, "targetSdkVersion", 34)], 3)
     w.end("uses-sdk", 3)
     w.start("application", [(True, "label", package.rsplit(".", 1)[-1])], 4)
     for i, activity in enumerate(activities):

@@ -34,7 +34,7 @@ class Package:
         flags = "SYSTEM HAS_CODE" if self.system else "HAS_CODE ALLOW_CLEAR_USER_DATA"
         return (f"Packages:\n  Package [{self.name}] (5f3a2b1):\n    userId=10{abs(hash(self.name)) % 1000:03d}\n"
                 f"    pkg=Package{{5f3a2b1 {self.name}}}\n    codePath={os.path.dirname(self.path)}\n"
-                f"    versionCode={self.version_code} minSdk=24 targetSdk=34\n"
+                f"    versionCode={self.version_code} minSdk=26 targetSdk=34\n"
                 f"    versionName={self.version_name or 'null'}\n    pkgFlags=[ {flags} ]\n"
                 f"    timeStamp={fmt(self.last_update)}\n    firstInstallTime={fmt(self.first_install)}\n"
                 f"    lastUpdateTime={fmt(self.last_update)}\n"

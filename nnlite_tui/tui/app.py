@@ -9,6 +9,7 @@ reaches the pipeline only through its Control (or, attached, through RemoteContr
 from __future__ import annotations
 
 import gc
+import os
 import threading
 import time
 from pathlib import Path
@@ -52,22 +53,26 @@ def settle_heap() -> None:
 class NnliteApp(OperatorActions, App[int]):
     CSS_PATH = STYLES / "console.tcss"
     TITLE = "nnlite"
+    # Short descriptions: at 80 columns the footer keeps every key, Help and Quit included.
     BINDINGS = [
-        Binding("p", "toggle_pause", "Pause/Resume"),
-        Binding("s", "skip_current", "Skip in-flight"),
-        Binding("x", "skip_selected", "Skip selected"),
-        Binding("r", "retry_selected", "Retry selected"),
-        Binding("t", "stop_after_current", "Stop after current"),
-        Binding("g", "results", "Results"),
+        Binding("p", "toggle_pause", "Pause"),
+        Binding("s", "skip_current", "Skip"),
+        Binding("x", "skip_selected", "Skip sel"),
+        Binding("r", "retry_selected", "Retry"),
+        Binding("t", "stop_after_current", "Stop after"),
+        Binding("v", "results", "Results"),
         Binding("question_mark", "help", "Help"),
+        Binding("e", "show_error", "Failure text", show=False),
+        Binding("E", "show_events", "Events, whole", show=False),
         Binding("T", "next_theme", "Theme", show=False),
         Binding("q", "quit", "Quit"),
     ]
 
     def __init__(self, *, pipeline_factory: Callable[[], Any] | None = None, run_dir: str | None = None,
                  attach: bool = False, theme: str | None = None, clock: Callable[[], float] = time.time,
-                 reporters: Iterable[Reporter] = (), ui_interval: float = UI_INTERVAL):
+                 reporters: Iterable[Reporter] = (), ui_interval: float = UI_INTERVAL, sample_host: bool = True):
         super().__init__()
+        self.sample_host = sample_host  # the host card's live load figures (tests: off, screens must not vary)
         self.ui_interval = ui_interval
         self._unshown: list[Event] = []
         self._show_pending = False
@@ -99,7 +104,11 @@ class NnliteApp(OperatorActions, App[int]):
         self.theme = wanted
 
     def get_default_screen(self) -> Screen:
-        return MainScreen(self.view, "attached" if self.attach else "local")
+        run_pid = None
+        if self.sample_host:
+            run_pid = (lambda: runner_pid(self.view.run_dir) if self.view.run_dir else None) if self.attach \
+                else os.getpid
+        return MainScreen(self.view, "attached" if self.attach else "local", run_pid)
 
     def on_mount(self) -> None:
         for error in self.theme_errors:
@@ -210,7 +219,8 @@ class NnliteApp(OperatorActions, App[int]):
 
 def make_app(*, pipeline_factory: Callable[[], Any] | None = None, run_dir: str | None = None,
              attach: bool = False, theme: str | None = None, clock: Callable[[], float] = time.time,
-             reporters: Iterable[Reporter] = (), ui_interval: float = UI_INTERVAL) -> NnliteApp:
+             reporters: Iterable[Reporter] = (), ui_interval: float = UI_INTERVAL,
+             sample_host: bool = True) -> NnliteApp:
     """The console over a local pipeline (pipeline_factory) or attached to another process's run_dir.
 
     pipeline_factory is called in the pipeline worker thread (building may import torch) and must
@@ -221,7 +231,7 @@ def make_app(*, pipeline_factory: Callable[[], Any] | None = None, run_dir: str 
     if attach and not run_dir:
         raise ValueError("attach mode needs a run_dir")
     return NnliteApp(pipeline_factory=pipeline_factory, run_dir=run_dir, attach=attach, theme=theme, clock=clock,
-                     reporters=reporters, ui_interval=ui_interval)
+                     reporters=reporters, ui_interval=ui_interval, sample_host=sample_host)
 
 
 def run_tui(pipeline_factory: Callable[[], Any], theme: str | None = None, run_dir: str | None = None,

@@ -2,7 +2,8 @@
 stage, median latency per device. Pure Python (no Textual), drawn by screens/results.py.
 
 The parameter count is not part of the pipeline's events; it is read once per finished model from
-its report (found by core.run_dir.reports_of, written when the model finished) and kept in ParamCache.
+the run's report summaries (core.results.RunResults: the run's index, no report opened) and kept in
+ParamCache.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable
 
-from nnlite_tui.core.run_dir import reports_of
+from nnlite_tui.core.results import RunResults, open_results
 from nnlite_tui.tui.state import ModelRow
 
 DENSITY = " ·•●█"  # cells holding 0, 1, 2-3, 4-7, 8+ models
@@ -23,6 +24,7 @@ DENSITY = " ·•●█"  # cells holding 0, 1, 2-3, 4-7, 8+ models
 class Point:
     params: int
     median_ms: float
+    name: str = ""  # the unit, for the plot's cursor
 
 
 @dataclass(frozen=True)
@@ -79,18 +81,16 @@ def device_figures(rows: Iterable[ModelRow]) -> list[DeviceFigures]:
             for device, values in sorted(by_device.items())]
 
 
-def read_params(run_dir: str | None, model: str) -> int | None:
-    """The parameter count in the model's report, if it has one."""
-    for _, data in reports_of(run_dir, model):  # exactly this unit's; one being written is read later
-        for holder in (data, data.get("model"), data.get("conversion")):
-            value = holder.get("params") if isinstance(holder, dict) else None
-            if isinstance(value, (int, float)) and value > 0:
-                return int(value)
+def read_params(results: RunResults | None, model: str) -> int | None:
+    """The parameter count in the unit's report summaries, if it has a report."""
+    for summary in results.of_unit(model) if results is not None else ():
+        if summary.params and summary.params > 0:
+            return int(summary.params)
     return None
 
 
 class ParamCache:
-    """Parameter counts of finished models, read from their reports at most once each."""
+    """Parameter counts of finished models, read from the run's report summaries at most once each."""
 
     def __init__(self) -> None:
         self.params: dict[str, int | None] = {}
@@ -99,15 +99,16 @@ class ParamCache:
         return [row.name for row in rows if row.status == "done" and row.name not in self.params]
 
     def fill(self, run_dir: str | None, names: Iterable[str]) -> None:
+        results = open_results(run_dir) if run_dir else None
         for name in names:
-            self.params[name] = read_params(run_dir, name)
+            self.params[name] = read_params(results, name)
 
     def points(self, rows: Iterable[ModelRow]) -> list[Point]:
         out = []
         for row in rows:
             params = self.params.get(row.name)
             if row.status == "done" and params and row.median_ms and row.median_ms > 0:
-                out.append(Point(params, row.median_ms))
+                out.append(Point(params, row.median_ms, row.name))
         return out
 
 

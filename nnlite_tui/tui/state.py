@@ -29,6 +29,7 @@ from nnlite_tui.core.events import (
     StageStarted,
 )
 from nnlite_tui.core.progress import parse_phase_line
+from nnlite_tui.core.run.eta import Eta, EtaEstimator
 from nnlite_tui.tui.live_phases import LivePhases, follow
 from nnlite_tui.tui.log_filter import LogFilter
 
@@ -61,6 +62,7 @@ class ModelRow:
     stages: dict[str, tuple[bool, float, str]] = field(default_factory=dict)
     updated: float = 0.0
     active: bool = False
+    skip_asked: bool = False  # the operator asked to skip it; the runner has not yet
 
 
 class RunView:
@@ -82,6 +84,7 @@ class RunView:
         self.runner_alive: bool | None = None  # attached: does a process still own the run?
         self.last_in_flight: str | None = None
         self.flying: dict[str, float] = {}  # models in flight -> when they got there
+        self.entered: dict[str, float] = {}  # models in flight -> when they entered it (not a later stage)
         self.rate_since: float | None = None  # completions are counted from here
         self._completions: deque[float] = deque(maxlen=RATE_WINDOW)
         self._last_control: tuple[str, str | None, float] | None = None
@@ -97,11 +100,17 @@ class RunView:
         self._pauses: deque[tuple[float, float]] = deque(maxlen=1000)  # the operator's earlier pauses
         self.phases: dict[str, LivePhases] = {}  # units in flight -> the phases their job has reached
         self.conversion_s: deque[float] = deque(maxlen=CONVERSIONS_KEPT)  # finished, not from the cache
+        self.estimator = EtaEstimator()
+        self.eta_version = 0  # events folded into the estimator: its figure is recomputed after one
+        self._eta_cache: tuple[tuple[int, int], Eta | None] | None = None
 
     # --- folding events ---
     def apply(self, event: Event) -> None:
         if event.ts > self.last_event_ts:
             self.last_event_ts = event.ts
+        if not isinstance(event, (ModelLog, RoundFinished)):
+            self.estimator.fold(event)
+            self.eta_version += 1
         if isinstance(event, ModelLog):
             mark = parse_phase_line(event.line)
             if mark is not None and event.model in self.flying:
@@ -226,12 +235,17 @@ class RunView:
         if event.median_ms is not None:
             row.median_ms = event.median_ms
         row.error = event.error if event.status == "failed" else None
+        if event.status in TERMINAL:
+            row.skip_asked = False
         row.flags = event.flags
         if event.status in IN_FLIGHT:
             self.last_in_flight = event.model
+            if event.model not in self.flying:
+                self.entered[event.model] = event.ts
             self.flying[event.model] = event.ts
         else:
             self.flying.pop(event.model, None)
+            self.entered.pop(event.model, None)
             self.phases.pop(event.model, None)
         if event.status in TERMINAL and not was_terminal and row.active:
             self._completions.append(event.ts)
@@ -246,6 +260,11 @@ class RunView:
         if (last is not None and arrived - last[2] < ECHO_SECONDS and last[0] == event.action
                 and (last[1] == event.model or None in (last[1], event.model))):
             return  # the runner's echo of the operator's own command (or its second note of it), already shown
+        if event.action in ("skip", "retry") and event.model:
+            for name in event.model.split(", "):  # a skip of what is in flight names each model
+                row = self.models.get(name)
+                if row is not None:
+                    row.skip_asked = event.action == "skip"
         if event.action == "pause":
             self.paused = True
             if self._paused_at is None:
@@ -278,10 +297,12 @@ class RunView:
         return sorted(self.flying, key=lambda name: self.models[name].order)
 
     def followed(self) -> str | None:
-        """The model whose log to follow: the latest to go in flight that still is, else the last one."""
-        if self.last_in_flight in self.flying or not self.flying:
+        """The model whose log to follow: the latest to go in flight that still is, else the last one.
+        "Go in flight" is entering it, not a stage's start: with one unit converting and another
+        benchmarking, following each stage's events switched between them several times a second."""
+        if not self.flying:
             return self.last_in_flight
-        return max(self.flying, key=self.flying.__getitem__)
+        return max(self.flying, key=lambda name: (self.entered.get(name, 0.0), self.models[name].order))
 
     def elapsed(self) -> float:
         """Seconds the run has been going: to its end, or (attached to a run no process owns any more)
@@ -310,13 +331,28 @@ class RunView:
         span = end - since - self.paused_within(since, end)  # a pause is not the run going slower
         return count * 3600.0 / span if span >= 1.0 else None
 
-    def eta_seconds(self) -> float | None:
-        rate = self.throughput_per_hour()
-        if not rate or self.finished or self.runner_alive is False:
+    def eta(self) -> Eta | None:
+        """Running time left (core/run/eta.py: what remains, priced by its measured cost); by count
+        (units left at the rate seen) when no cost is known, e.g. a log of an older release."""
+        if self.finished or self.runner_alive is False:
             return None
-        counts = self.counts()
-        remaining = len(self.models) - sum(counts[s] for s in TERMINAL)
-        return remaining * 3600.0 / rate
+        now = self.clock()
+        key = (self.eta_version, int(now))
+        if self._eta_cache is not None and self._eta_cache[0] == key:
+            return self._eta_cache[1]
+        eta = self.estimator.estimate(now)
+        if eta is None:
+            rate = self.throughput_per_hour()
+            if rate:
+                counts = self.counts()
+                left = (len(self.models) - sum(counts[s] for s in TERMINAL)) * 3600.0 / rate
+                eta = Eta(left, left, left, basis="count")
+        self._eta_cache = (key, eta)
+        return eta
+
+    def eta_seconds(self) -> float | None:
+        eta = self.eta()
+        return None if eta is None else eta.seconds
 
     def held_by(self) -> str | None:
         """The unit a host benchmark times now, while conversions are held for it (--isolation pause)."""

@@ -20,10 +20,13 @@ COLOUR_KEYS = ("primary", "secondary", "accent", "warning", "error", "success", 
 OTHER_KEYS = {"name": str, "dark": bool, "luminosity_spread": float, "text_alpha": float}
 
 BUILTIN = Theme(
-    name=DEFAULT_THEME, dark=True, primary="#4C9BE8", secondary="#7A8FB8", accent="#E0A84E",
-    warning="#E0A84E", error="#E5626A", success="#59C27C", foreground="#D8DEE9",
+    name=DEFAULT_THEME, dark=True, primary="#4C9BE8", secondary="#8A9CC2", accent="#E0A84E",
+    warning="#E0A84E", error="#EF7078", success="#59C27C", foreground="#D8DEE9",
     background="#14181F", surface="#1B2029", panel="#252C38",
+    variables={"nnlite-border": "#6B7A93", "nnlite-card-border": "#5E6C84"},
 )
+# Variables the console's CSS uses (console.tcss); a theme file without them gets these colours of its own.
+DEFAULT_VARIABLES = {"nnlite-border": "panel-lighten-2", "nnlite-card-border": "panel-lighten-1"}
 
 
 @dataclass
@@ -53,9 +56,13 @@ def parse_theme(data: object, source: str) -> Theme:
             raise ValueError(f"{source}: `{key}` must be {kind.__name__}")
     theme = Theme(**data)
     try:
-        theme.to_color_system()
+        colours = theme.to_color_system().generate()
     except ColorParseError as exc:
         raise ValueError(f"{source}: {exc}") from exc
+    if not isinstance(theme.variables, dict):
+        raise ValueError(f"{source}: `variables` must be a mapping")
+    for key, fallback in DEFAULT_VARIABLES.items():
+        theme.variables.setdefault(key, colours[fallback])
     return theme
 
 

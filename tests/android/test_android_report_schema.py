@@ -164,14 +164,14 @@ def test_schema_refuses_a_broken_executorch_report(validator, kotlin_reports, br
 
 def test_kotlin_executorch_reports_carry_the_runtime_and_the_build_s_runtimes(kotlin_reports):
     et = kotlin_reports["executorch-valid"]
-    assert (et["runtime"], et["runtime_version"], et["backend_used"]) == ("executorch", "1.5.0", "xnnpack")
+    assert (et["runtime"], et["runtime_version"], et["backend_used"]) == ("executorch", "1.5.1", "xnnpack")
     assert et["timing"] == {"stats_of": "wall", "wall_clock": "Module.forward", "native_clock": None}
     assert et["native_stats"] is None and et["delegation"]["backends"] == ["XnnpackBackend"]
     portable = kotlin_reports["executorch-portable-kernels"]
     assert portable["backend_used"] == "cpu" and "no XnnpackBackend delegate" in portable["fallback_reason"]
     assert kotlin_reports["valid"]["runtime"] == "litert"
     for name, report in kotlin_reports.items():  # every report, args failures included, announces the runtimes
-        assert report["capabilities"]["runtimes"] == {"litert": "1.4.2", "executorch": "1.5.0"}, name
+        assert report["capabilities"]["runtimes"] == {"litert": "1.4.2", "executorch": "1.5.1"}, name
     unknown = kotlin_reports["args-error-unknown-runtime"]
     assert (unknown["runtime"], unknown["runtime_version"]) == ("tflite", None)
     assert "unknown runtime 'tflite'" in unknown["error_message"]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from nnlite_tui.core.run_dir import load_reports
+from nnlite_tui.core.results import load_reports
 from tests.conftest import FIXTURES, REPO
 from tests.core.sandbox_helpers import SKIP_REASON, Listener, path_without_bwrap, processes_with, sandbox_here, \
     wait_until

@@ -148,7 +148,7 @@ def test_newer_schema_is_refused(tmp_path):
 
 def test_second_writer_is_refused(tmp_path):
     with RunStore(tmp_path):
-        with pytest.raises(StoreError, match="another process"):
+        with pytest.raises(StoreError, match="another nnlite process"):
             RunStore(tmp_path)
     RunStore(tmp_path).close()
 

@@ -36,7 +36,7 @@ def test_missing_sdk_names_what_to_install(tmp_path):
         pytest.skip("an `emulator` binary is on this machine's PATH")
     out = subprocess.run([sys.executable, "-m", "nnlite_tui", "emulator", "start", "Pixel_API_34"], env=env,
                          capture_output=True, text=True, timeout=60)
-    assert out.returncode == 1
+    assert out.returncode == 5  # nothing could be done (exit_codes.py)
     assert "Android emulator not found: no Android SDK found" in out.stderr
     assert "ANDROID_HOME" in out.stderr and 'sdkmanager "emulator" "platform-tools"' in out.stderr
     assert "avdmanager create avd -n Pixel_API_34" in out.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import pytest
 
@@ -162,7 +163,13 @@ def test_csv_and_html_formats(real_runs, tmp_path):
     out = tmp_path / "cmp.html"
     assert nnlite("compare", str(run_a), str(run_b), "--format", "html", "-o", str(out)).returncode == 0
     page = out.read_text()
-    assert '<table id="compare">' in page and "wide_conv" in page and "percentile bootstrap" in page
+    assert '<div id="compare">' in page and "percentile bootstrap" in page
+    data = json.loads(re.search(r'id="nnlite-data">(.*?)</script>', page).group(1))
+    cols, strings = data["columns"], data["strings"]
+    by_model = {m: i for i, m in enumerate(cols["model"])}
+    i = by_model["tiny_conv"]  # the page's ratio and interval are the CSV's (both rounded, to 4 digits)
+    assert [cols["ratio"][i], cols["low"][i], cols["high"][i]] == pytest.approx([ratio, low, high], rel=1e-3)
+    assert strings[cols["change"][by_model["uses_topk"]]] == "failed"
 
 
 def test_not_a_run_directory_is_a_usage_error(real_runs, tmp_path):

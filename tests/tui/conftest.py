@@ -22,6 +22,7 @@ def frozen_app(**kwargs):
     """The console with a frozen clock; every stream of events is shown at once (ui_interval 0)
     unless a test asks for the throttle."""
     kwargs.setdefault("ui_interval", 0.0)
+    kwargs.setdefault("sample_host", False)  # the host card's live CPU figures would vary the screens
     return make_app(clock=lambda: FROZEN, **kwargs)
 
 

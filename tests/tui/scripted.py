@@ -38,20 +38,17 @@ class ScriptedPipeline:
         emit(RunStarted(self.run_dir, self.models, ("host",)))
         emit(DeviceState("host", "idle"))
         counts: dict[str, int] = {}
-        was_paused = False
         for name in self.models:
+            self._notes(emit, control)
             if control.stopping:
                 break
             while not control.wait_while_paused(0.05):
+                self._notes(emit, control)
                 self.held_before = name
-                if not was_paused:
-                    was_paused = True
-                    emit(RunControl("pause"))
-            if was_paused:
-                was_paused = False
-                emit(RunControl("resume"))
+            self._notes(emit, control)
             status = self._one(name, emit, control)
             counts[status] = counts.get(status, 0) + 1
+        self._notes(emit, control)
         emit(RunFinished(counts, time.time() - started, stopped=control.stopping))
         return counts
 
@@ -63,6 +60,7 @@ class ScriptedPipeline:
             emit(ModelLog(name, "convert", f"{name}: converting step {i}"))
         deadline = time.monotonic() + (60 if name == self.hold else self.step_s)
         while time.monotonic() < deadline:
+            self._notes(emit, control)
             if control.take_skip_current() or control.should_skip(name):
                 emit(ModelStatus(name, "skipped", attempt=1))
                 return "skipped"
@@ -75,6 +73,12 @@ class ScriptedPipeline:
         emit(ModelStatus(name, "done", attempt=1, device="host", median_ms=1.25))
         emit(DeviceState("host", "idle"))
         return "done"
+
+    @staticmethod
+    def _notes(emit, control: Control) -> None:
+        """As the runner's RunWatch does: every operator's command goes to the event log."""
+        for command, model in control.take_notes():
+            emit(RunControl(command, model))
 
     def shutdown(self) -> None:
         self.shutdown_called.set()

@@ -38,7 +38,7 @@ async def test_results_screen_follows_the_run(tmp_path, monkeypatch):
     app = frozen_app()
     async with app.run_test(size=SIZE) as pilot:
         await feed(app, pilot, *busy_run_events(FROZEN))
-        await pilot.press("g")
+        await pilot.press("v")
         screen = app.screen
         assert isinstance(screen, ResultsScreen)
         for _ in range(50):  # the reports are read by a worker
@@ -48,6 +48,10 @@ async def test_results_screen_follows_the_run(tmp_path, monkeypatch):
         screen.refresh_results()
         plot = str(screen.query_one("#results-plot").render())
         assert "3 of 3 done models plotted" in plot and "4.00k" in plot and "1.20M" in plot
+        # The cursor names a point: the largest model first, then the next smaller one (left)
+        assert "◆ model_01  1.20M parameters  median 3.41 ms" in plot
+        await pilot.press("left")
+        assert "◆ model_00  61.7k parameters  median 1.82 ms" in str(screen.query_one("#results-plot").render())
         assert "convert" in str(screen.query_one("#results-failures").render())
         devices = str(screen.query_one("#results-devices").render())
         assert "host" in devices and "1.82 ms" in devices  # median of 0.57, 1.82, 3.41
@@ -56,5 +60,5 @@ async def test_results_screen_follows_the_run(tmp_path, monkeypatch):
         screen.refresh_results()
         failures = str(screen.query_one("#results-failures").render())
         assert "benchmark" in failures and "convert" in failures
-        await pilot.press("g")
+        await pilot.press("v")
         assert not isinstance(app.screen, ResultsScreen)

@@ -98,7 +98,7 @@ def test_results_screen(snap_compare, tmp_path, monkeypatch):
 
     async def results(pilot):
         await busy(pilot)
-        await pilot.press("g")
+        await pilot.press("v")
         for _ in range(100):  # the reports are read by a worker
             if len(pilot.app.param_cache.params) == 3:
                 break

@@ -1,6 +1,6 @@
 """RunView: the console's fold of pipeline events (no Textual needed)."""
 
-from nnlite_tui.core.events import ModelLog, ModelStatus, RunControl, RunFinished, RunStarted, StageFinished
+from nnlite_tui.core.events import ModelLog, ModelStatus, RunControl, RunFinished, RunStarted, StageFinished, StageStarted
 from nnlite_tui.core.progress import phase_line
 from nnlite_tui.tui.state import RATE_WINDOW, RunView
 
@@ -195,3 +195,15 @@ def test_an_operators_pause_does_not_count_as_the_run_going_slower():
     now[0] += 60.0
     view.apply_all([ModelStatus(names[10], "converting", ts=now[0] - 60), ModelStatus(names[10], "done", ts=now[0])])
     assert view.throughput_per_hour() == 60.0  # eleven models in eleven running minutes
+
+
+def test_the_followed_log_stays_on_the_latest_unit_to_enter_flight():
+    """One unit converting, another benchmarking: their stage events alternate, the followed one does not."""
+    view = RunView(lambda: 10.0)
+    view.apply_all([RunStarted("r", ("a", "b"), ("host",), ts=0.0),
+                    ModelStatus("a", "converting", ts=1.0), ModelStatus("b", "converting", ts=2.0)])
+    assert view.followed() == "b"
+    view.apply_all([ModelStatus("a", "benchmarking", ts=3.0), StageStarted("a", "benchmark", ts=3.0)])
+    assert view.followed() == "b"  # a moved on to its benchmark; b is still the newest in flight
+    view.apply(ModelStatus("b", "converted", ts=4.0))
+    assert view.followed() == "a"

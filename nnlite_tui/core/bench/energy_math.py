@@ -19,8 +19,6 @@ NS_PER_HOUR = 3.6e12
 SETTLE_SECONDS = 1.0
 SAMPLE_PERIOD_MS = 20
 STATUS_CHARGING = 2  # BatteryManager.BATTERY_STATUS_CHARGING
-REASON_CODES = ("counter_read_failed", "charging", "charging_unknown", "no_counter", "too_few_samples",
-                "counter_constant", "no_voltage", "sign_undetermined", "noisy_idle")
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from typing import Any
 
 from nnlite_tui.core.bench.settings import BenchSettings
 from nnlite_tui.core.outcomes import BenchResult
+from nnlite_tui.core.results.model import Benchmark
 
 DEFAULT_ROUNDS = 3
 DEFAULT_MAX_ROUNDS = 5  # an unstable unit gets extra rounds up to this many
@@ -41,9 +42,8 @@ DRIFT_LIMIT = 0.10  # the device's reference model, first round vs last round
 # A unit's next round starts at least this long after its last one ended ($NNLITE_ROUND_GAP_S: the test
 # suite's tiny models shorten it, so that a one-unit run does not spend most of its time waiting).
 ROUND_GAP_S = float(os.environ.get("NNLITE_ROUND_GAP_S") or 1.0)
-# What a unit measures once, in its first round, beside the timed runs: the profiled pass's blocks and
-# the energy windows (each tens of seconds: three rounds would triple them and keep one).
-ONCE_KEYS = ("ops", "ops_builtin", "energy")
+# What a unit measures once, in its first round: declared on the report model's fields.
+ONCE_KEYS = Benchmark.measured_once()
 METHOD = ("Student's t interval on the logarithms of the round medians (scipy.stats.t, n-1 degrees of "
           "freedom): a 95% confidence interval for the latency in a fresh benchmark process")
 

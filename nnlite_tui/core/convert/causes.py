@@ -15,6 +15,7 @@ WRITE_SCRATCH = "model code may write only in its scratch directory"
 VIEW = "model code sees only the system, the Python environment and the model sources"
 LEFT_PROCESSES = "processes a model starts must end with it"
 PROCESS_CAP = "processes and threads at once; the sandbox allows"
+SCRATCH_FULL = "model code may write only this much in its scratch"
 _SAMPLING_OPS = re.compile(r"aten\.(normal|uniform|bernoulli|rand|randn|randint|multinomial|poisson|exponential)")
 _LOWERING = re.compile(r"Lowering not found: (\S+)|Operator torch\._ops\.(\S+) is not in Core ATen opset")
 
@@ -28,6 +29,7 @@ _RULES: list[tuple[str, str | None, re.Pattern]] = [
     ("reads-outside-view", None, re.compile(re.escape(VIEW))),
     ("leaves-processes", None, re.compile(re.escape(LEFT_PROCESSES))),
     ("process-cap", None, re.compile(re.escape(PROCESS_CAP))),
+    ("scratch-full", None, re.compile(re.escape(SCRATCH_FULL))),
     ("samples-at-inference", None, re.compile(re.escape(SAMPLES))),
     ("less-work", "validate", re.compile(r"LessWork: the converted graph does")),
     ("output-too-small", None, re.compile(r"Output size is too small|Kernel size can't be greater|"

@@ -17,9 +17,6 @@ DETERMINISTIC_STAGES = ("import", "instantiate", "export", "lower", "serialize",
                         "calibrate", "quantize", "sandbox")
 
 
-TRANSIENT_STAGES = ("timeout", "out-of-memory", "crash")
-
-
 @dataclass(frozen=True)
 class ConvertOptions:
     timeout_s: float = 300.0

@@ -5,6 +5,7 @@ It knows nothing of the run: no store, no queues, no control. The Runner applies
 
 from __future__ import annotations
 
+import errno
 import threading
 import time
 from collections.abc import Callable
@@ -12,8 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from nnlite_tui.core.convert.cache import is_disk_full
 from nnlite_tui.core.convert.options import DETERMINISTIC_STAGES
 from nnlite_tui.core.events import Event, StageFinished, StageStarted
+from nnlite_tui.core.run.artifacts import takes_writes
 from nnlite_tui.core.run.logs import LogTailer
 from nnlite_tui.core.outcomes import Cancelled, ConversionResult, Converted, Failed, Outcome, Retry, Skipped
 from nnlite_tui.core.spec import ModelSpec
@@ -54,6 +57,12 @@ def convert_step(spec: ModelSpec, converter: ConvertsModels, *, dest: Path, log_
     assert error is not None  # a result that is not ok always names its stage
     if error.stage == "cancelled" or cancel.is_set():
         return Cancelled()
+    # The disk's fault, not the model's: the run pauses and redoes the unit (run/unit_faults.py). A worker
+    # that crashed while the run's folder takes no writes (its logs are there) crashed of that too.
+    if is_disk_full(raw) or raw.get("error_type") == "DiskFull":
+        raise OSError(errno.ENOSPC, f"{error.type}: {error.message}")
+    if error.stage == "crash" and not takes_writes(log_path.parent):
+        raise OSError(errno.ENOSPC, f"the conversion worker died while {log_path.parent} took no writes", str(log_path))
     if error.stage in ("filtered", "unsupported"):  # not the model's to run; "unsupported": convert/derive.py
         return Skipped(error=error, conversion=result)
     if error.stage not in DETERMINISTIC_STAGES and not attempt.last:

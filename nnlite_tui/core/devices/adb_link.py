@@ -21,10 +21,14 @@ import time
 from contextlib import contextmanager
 from typing import Any
 
-import adbutils
-from adbutils.sync import Sync
+from nnlite_tui.core.devices.adb_port import server_port
 
-from nnlite_tui.core.devices.base import DeviceError
+server_port()  # a bad $ANDROID_ADB_SERVER_PORT is AdbPortError naming it, before adbutils' int() reads it
+
+import adbutils  # noqa: E402
+from adbutils.sync import Sync  # noqa: E402
+
+from nnlite_tui.core.devices.base import DeviceError  # noqa: E402
 
 SHELL_TIMEOUT_S = 30.0
 SYNC_TIMEOUT_S = 60.0
@@ -42,16 +46,25 @@ def adb_binary() -> str:
     return str(importlib.resources.files("adbutils.binaries") / "adb")
 
 
-def server_port() -> int:
-    return int(os.environ.get("ANDROID_ADB_SERVER_PORT", "5037"))
-
-
 def server_alive(port: int | None = None) -> bool:
     try:
         socket.create_connection(("127.0.0.1", port or server_port()), timeout=2).close()
     except OSError:
         return False
     return True
+
+
+def not_adb(port: int, timeout: float = 3.0) -> str | None:
+    """None when an adb server answers on `port` (OKAY or FAIL to host:version), else what happened."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+            sock.sendall(b"000chost:version")
+            answer = sock.recv(4)
+    except TimeoutError:
+        return f"no answer to an adb request in {timeout:g} s"
+    except OSError as exc:
+        return f"the connection failed: {exc.strerror or exc}"
+    return None if answer in (b"OKAY", b"FAIL") else f"it answered {answer!r}"
 
 
 def run_adb(*args: str, timeout: float = 30.0) -> subprocess.CompletedProcess:
@@ -96,6 +109,11 @@ def ensure_server() -> bool:
     port = server_port()
     with _server_lock:
         if server_alive(port):
+            problem = not_adb(port) if port not in _owned_servers else None
+            if problem:
+                raise DeviceError(f"what listens on port {port} is not an adb server ({problem}); set "
+                                  "ANDROID_ADB_SERVER_PORT to the adb server's port (adb's default is 5037)",
+                                  kind="adb", transient=False)
             return port in _owned_servers
         result = run_adb("start-server", timeout=30)
         if result.returncode != 0 or not server_alive(port):
@@ -103,6 +121,12 @@ def ensure_server() -> bool:
                               f"{(result.stderr or result.stdout).strip()}", kind="adb", transient=False)
         _owned_servers[port] = _listener_pid(port)
         return True
+
+
+def started_here() -> tuple[int, int | None] | None:
+    """(port, pid) of the adb server this process started, if it did."""
+    port = server_port()
+    return (port, _owned_servers[port]) if port in _owned_servers else None
 
 
 def owns_server() -> bool:
@@ -141,6 +165,10 @@ def stop_owned_server() -> None:
 
 def _fault(exc: BaseException, what: str) -> DeviceError:
     text = str(exc) or type(exc).__name__
+    if isinstance(exc, adbutils.AdbError) and text.startswith("Unknown data"):  # adbutils: not "OKAY"/"FAIL"
+        return DeviceError(f"{what}: what listens on port {server_port()} is not an adb server (it answered "
+                           f"{text[len('Unknown data: '):][:40]}); set ANDROID_ADB_SERVER_PORT to the adb "
+                           f"server's port (adb's default is 5037)", kind="adb", transient=False)
     if isinstance(exc, (adbutils.AdbTimeout, socket.timeout, TimeoutError)):
         return DeviceError(f"{what}: no answer in time ({text})", kind="timeout")
     low = text.lower()

@@ -11,13 +11,19 @@ from __future__ import annotations
 
 import collections
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
+from nnlite_tui.core.convert.memory_cap import default_mem_cap_mb
+from nnlite_tui.core.convert.sandbox import spawner
+from nnlite_tui.core.convert.sandbox.policy import Launch
+from nnlite_tui.core.devices import host_sandbox
 from nnlite_tui.core.devices.base import DeviceError
 from nnlite_tui.core.devices.host_bench import READY
 from nnlite_tui.core.progress import MARK
@@ -37,7 +43,8 @@ def wait_for_quiet_starts(deadline: float) -> None:
 
 
 class BenchProcess:
-    def __init__(self, cpus: list[int] | None, env: dict[str, str], runtimes: tuple[str, ...] = ("litert",)):
+    def __init__(self, cpus: list[int] | None, env: dict[str, str], runtimes: tuple[str, ...] = ("litert",),
+                 read_only: tuple[str, ...] = ()):
         self.cpus = list(cpus) if cpus else None
         self.env = env
         self.runtimes = tuple(runtimes)
@@ -55,8 +62,20 @@ class BenchProcess:
         self.on_phase: Callable[[str], None] | None = None
         with _starting_changed:
             _starting.add(self)
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     start_new_session=True, env=env)
+        # In a sandbox of its own (host_sandbox.py): the artifact it loads is hostile data. exchange is
+        # where the parent hands it args.json and a copy of the artifact, and reads result.json back.
+        self.exchange: Path | None = None
+        self.launch: Launch | None = None
+        if host_sandbox.wanted():
+            self.exchange = host_sandbox.exchange_dir()
+            self.launch = host_sandbox.launch(argv, env, self.exchange, read_only, default_mem_cap_mb())
+            # Forked by the spawner thread: bwrap's --die-with-parent follows the thread that forks it.
+            self.proc = spawner.popen(self.launch.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.STDOUT, start_new_session=True, env=self.launch.env,
+                                      pass_fds=self.launch.pass_fds)
+        else:
+            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.STDOUT, start_new_session=True, env=env)
         threading.Thread(target=self._read, name=f"host-bench-{self.proc.pid}", daemon=True).start()
 
     def _read(self) -> None:
@@ -94,6 +113,33 @@ class BenchProcess:
     def wait_ready(self, deadline: float, cancel: threading.Event | None) -> None:
         self._wait(self.ready, deadline, cancel, "the host benchmark process did not start in time")
 
+    def benchmark_pid(self) -> int | None:
+        """The pid (on the host) of the process that loads and times the model: bwrap's child in the
+        sandbox's pid namespace, else the process itself."""
+        if self.launch is None:
+            return self.proc.pid
+        from nnlite_tui.core.convert.sandbox.view import worker_host_pid
+
+        return worker_host_pid(self.proc.pid)
+
+    def hand_over(self, artifact_path: str) -> str:
+        """The path the process loads the artifact from: a copy in its exchange directory when it runs
+        sandboxed (the run's artifacts and the cache stay out of its view), else the artifact itself."""
+        if self.exchange is None:
+            return artifact_path
+        copy = self.exchange / ("model" + Path(artifact_path).suffix)
+        shutil.copyfile(artifact_path, copy)
+        return str(copy)
+
+    def release(self) -> None:
+        """Its exchange directory and cgroups, once it has ended and its result was read."""
+        launch, exchange = self.launch, self.exchange
+        self.launch = self.exchange = None
+        if launch is not None:
+            launch.release()
+        if exchange is not None:
+            shutil.rmtree(exchange, ignore_errors=True)
+
     def run_model(self, args_path: str) -> None:
         """Hand over the one model; a process that died meanwhile shows it at exit, like a crash."""
         assert self.proc.stdin is not None
@@ -105,7 +151,9 @@ class BenchProcess:
 
     def wait_exit(self, deadline: float, cancel: threading.Event | None, timeout_message: str) -> int:
         self._wait(self.ended, deadline, cancel, timeout_message)
-        return self.proc.wait()
+        code = self.proc.wait()
+        # bwrap exits with 128 + n for a process that died on signal n: said as the signal, as without it.
+        return -(code - 128) if self.launch is not None and 128 < code < 128 + 65 else code
 
     def _wait(self, event: threading.Event, deadline: float, cancel: threading.Event | None, message: str) -> None:
         while not event.wait(WAIT_STEP_S if cancel is not None else max(0.0, deadline - time.monotonic())):
@@ -131,3 +179,4 @@ class BenchProcess:
             except BrokenPipeError:
                 pass  # its end is closed already
         self.ended.wait(5)
+        self.release()

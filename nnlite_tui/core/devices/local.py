@@ -157,7 +157,8 @@ class LocalDevice:
             if spare is None or not spare.fits(self.cpus, env, runtimes):
                 if spare is not None:
                     spare.kill()  # pinned to other cores, of another runtime, or died: not for the next model
-                spare = self._spare = BenchProcess(self.cpus, env, runtimes)
+                spare = self._spare = BenchProcess(self.cpus, env, runtimes,
+                                                   (self.powercap_root,) if self.powercap_root else ())
             return spare
 
     def _take_process(self) -> BenchProcess:
@@ -170,15 +171,17 @@ class LocalDevice:
     def benchmark(self, artifact: Artifact, settings: BenchSettings, run_id: str,
                   cancel: threading.Event | None = None,
                   progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-        with tempfile.TemporaryDirectory(prefix="nnlite-bench-") as tmp:
+        self._next_runtime = artifact.runtime
+        proc = self._take_process()
+        with tempfile.TemporaryDirectory(prefix="nnlite-bench-") as own:
+            tmp = str(proc.exchange or own)  # a sandboxed process sees only its exchange directory
             args_path = os.path.join(tmp, "args.json")
             result_path = os.path.join(tmp, "result.json")
             with open(args_path, "w") as f:
-                json.dump({"model_path": artifact.path, "runtime": artifact.runtime, "settings": settings.to_dict(),
-                           "input_ranges": list(artifact.input_ranges), "run_id": run_id, "cpus": self.cpus,
-                           "result_path": result_path, "powercap_root": self.powercap_root}, f)
-            self._next_runtime = artifact.runtime
-            proc = self._take_process()
+                json.dump({"model_path": proc.hand_over(artifact.path), "runtime": artifact.runtime,
+                           "settings": settings.to_dict(), "input_ranges": list(artifact.input_ranges),
+                           "run_id": run_id, "cpus": self.cpus, "result_path": result_path,
+                           "powercap_root": self.powercap_root}, f)
             proc.on_phase = progress
             # The energy windows (settle, idle, load) come on top of the benchmark's own time.
             limit = self.timeout_s + (1.0 + 2 * settings.energy_seconds if settings.energy else 0.0)
@@ -197,10 +200,15 @@ class LocalDevice:
             why = f"signal {signal.Signals(-code).name}" if code and code < 0 else f"exit code {code}"
             saved = os.path.exists(result_path)
             if not saved or (code != 0 and not settings.profile_ops):
+                proc.release()
                 tail = output.strip().splitlines()[-1:] if output.strip() else []
                 raise DeviceError(f"benchmark process died ({why}){': ' + tail[0] if tail else ''}", kind="crash")
-            with open(result_path) as f:
-                result = json.load(f)
+            try:
+                with open(result_path) as f:
+                    result = json.load(f)
+            finally:
+                proc.release()
+            result["model_path"] = artifact.path  # not the copy a sandboxed process loaded
             if code != 0:  # died in the profiled pass, after saving the timed result
                 from nnlite_tui.core.ops.block import SCHEMA_VERSION as OPS_SCHEMA_VERSION
 

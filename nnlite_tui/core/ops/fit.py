@@ -3,6 +3,7 @@ fitted to relative error (scipy's non-negative least squares)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 MIN_FIT_POINTS = 3
@@ -19,7 +20,7 @@ class Fit:
         return sum(c * v for c, v in zip(self.coef, x)) + self.intercept
 
 
-def nnls_fit(rows: list[tuple[float, ...]]) -> Fit | None:
+def nnls_fit(rows: Sequence[tuple[float, ...]]) -> Fit | None:
     """rows of (x..., time_us); None with fewer than MIN_FIT_POINTS rows (nothing to fit)."""
     if len(rows) < MIN_FIT_POINTS:
         return None

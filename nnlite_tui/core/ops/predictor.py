@@ -20,7 +20,7 @@ and says why. The profiler's own cost is not in the blocks' totals to begin with
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
@@ -30,6 +30,7 @@ from nnlite_tui.core.ops.block import FUSED, measured
 from nnlite_tui.core.ops.block_versions import read_block
 from nnlite_tui.core.ops.fit import MIN_FIT_POINTS, Fit, nnls_fit
 from nnlite_tui.core.ops.graph import Graph
+from nnlite_tui.core.results import Report, ReportError, RunResults, parse_report
 
 TABLE, GROUP_FIT, TYPE_FIT, GLOBAL_FIT = "table", "group-fit", "type-fit", "global-fit"
 BELOW_RESOLUTION, NO_TIME, NONE = "below-resolution", "fused", "none"
@@ -81,7 +82,8 @@ class Prediction:
         if not total:
             return None
         part = sum(o.us for o in self.ops if o.source in sources and o.us is not None)
-        return (part + (self.remainder_us if REMAINDER in sources else 0.0)) / total
+        remainder = self.remainder_us if REMAINDER in sources and self.remainder_us is not None else 0.0
+        return (part + remainder) / total
 
 
 def fit_group(op_type: str, params: dict[str, Any]) -> str:
@@ -173,41 +175,33 @@ class TableError(ValueError):
     """No usable per-op profile in the given run directories."""
 
 
-def precision_of(report: dict[str, Any]) -> str:
-    """The report's precision variant; reports written before variants existed are fp32."""
-    for block in (report, report.get("benchmark") or {}, report.get("conversion") or {}, report.get("model") or {}):
-        if block.get("precision"):
-            return str(block["precision"])
-    return "fp32"
-
-
-def ops_blocks(report: dict[str, Any], kernel_mode: str | None = None) -> list[dict[str, Any]]:
+def ops_blocks(report: Report | Mapping[str, Any], kernel_mode: str | None = None) -> list[dict[str, Any]]:
     """The report's ops blocks in the current schema, checked (see block_versions.read_block)."""
-    bench = report.get("benchmark") or {}
-    blocks = [read_block(b) for k, b in bench.items() if (k == "ops" or k.startswith("ops_")) and isinstance(b, dict)]
+    if not isinstance(report, Report):
+        report = parse_report(report)
+    blocks = [read_block(b.model_dump(mode="json", exclude_unset=True)) for b in report.benchmark.ops_blocks().values()]
     return [b for b in blocks if b is not None and (kernel_mode is None or b.get("kernel_mode") == kernel_mode)]
 
 
 def load_table(run_dirs: list[Path], kernel_mode: str = "xnnpack", device: str | None = None,
-               reports: list[dict[str, Any]] | None = None) -> OpTable:
-    """The table from every report in RUN_DIR/reports with a valid ops block of `kernel_mode`."""
+               reports: list[Report] | None = None) -> OpTable:
+    """The table from every report of the runs (or the given reports) with a valid ops block of `kernel_mode`."""
     table = OpTable(kernel_mode=kernel_mode)
     if reports is None:
         reports = []
         for run_dir in run_dirs:
-            files = sorted((Path(run_dir) / "reports").glob("*.json"))
-            if not files:
-                raise TableError(f"{run_dir}: no reports (expected RUN_DIR/reports/*.json)")
-            for path in files:
-                try:
-                    reports.append(json.loads(path.read_text()))
-                except (OSError, json.JSONDecodeError) as exc:
-                    raise TableError(f"{path}: unreadable report ({exc})") from exc
+            try:
+                results = RunResults(run_dir, strict=True)
+                if not len(results):
+                    raise TableError(f"{run_dir}: no reports (expected RUN_DIR/reports/*.json)")
+                reports.extend(results)
+            except ReportError as exc:
+                raise TableError(str(exc)) from exc
     for report in reports:
-        if device and (report.get("device") or {}).get("serial") != device:
+        if device and report.device.serial != device:
             continue
         for block in ops_blocks(report, kernel_mode):
-            table.add_block(block, str(report.get("model_name") or "a report"))
+            table.add_block(block, report.model_name)
     if not table.models:
         where = ", ".join(str(d) for d in run_dirs) or "the given reports"
         if not reports:

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
-import os
 import platform
 import time
 from pathlib import Path
@@ -20,29 +18,19 @@ from typing import Any
 
 from nnlite_tui import __version__
 from nnlite_tui.core.outcomes import BenchResult, ConversionResult, StageError
+from nnlite_tui.core.json_file import write_json_atomic
 from nnlite_tui.core.report.energy import SUMMARY_COLUMNS as ENERGY_COLUMNS
 from nnlite_tui.core.report.energy import lemur_extra, summary_columns
+from nnlite_tui.core.results.model import (LEMUR_KEYS, SCHEMA, SCHEMA_VERSION, Accuracy, Benchmark, ErrorBlock,
+                                           Interval, Report, Stability, Stats)
+from nnlite_tui.core.results.upgrade import parse_report
 from nnlite_tui.core.run_dir import safe_name
 from nnlite_tui.core.runtimes import DEFAULT_RUNTIME
+from nnlite_tui.core.safe_paths import inside
 from nnlite_tui.core.sources.units import model_of
 from nnlite_tui.core.spec import ModelSpec
 
-SCHEMA = "nnlite.report"
-# 2: optional blocks `conditions` (thermal/power around the timed runs, protocol 2 apps) and
-# `benchmark.ops` (per-op profile), `conversion.phases` (wall/CPU seconds per conversion phase,
-# core/convert/phases.py); every version-1 key keeps its meaning.
-# 3: `benchmark.rounds` (each round's median, start, seconds, conditions, nearest reference figure),
-# `benchmark.median_ns` (the median across rounds, also LEMUR's `duration`), `benchmark.interval` (the
-# between-round interval, bench/rounds.py), `benchmark.stability` (stable/unstable with reasons);
-# `benchmark.stats` pools the rounds' samples; top-level `runtime` and `runtime_version`.
-# 4: `model.flops` (PyTorch's multiply-accumulate FLOPs), `conversion.flops` (the artifact's),
-# `conversion.compute_check` (both, their ratio and verdict), `conversion.weights` (re-drawn tensors).
-SCHEMA_VERSION = 4
-LEMUR_KEYS = (
-    "model_name", "device_type", "os_version", "valid", "emulator", "error_message", "iterations", "duration",
-    "unit", "cpu_duration", "cpu_min_duration", "cpu_max_duration", "cpu_std_dev", "total_ram_kb", "free_ram_kb",
-    "available_ram_kb", "cached_kb", "in_dim_0", "in_dim_1", "in_dim_2", "in_dim_3", "device_analytics",
-)
+# The report's schema, its version and LEMUR's keys are the typed model's (core/results/model.py).
 SUMMARY_COLUMNS = ("model", "status", "device", "backend", "params", "artifact_bytes", "median_ms", "p90_ms",
                    "mean_ms", "iterations", "throttled", "error_stage", "error", "precision", "speedup_vs_fp32",
                    "accuracy", "top1_agreement", "max_abs_err_rel", "mean_abs_err_rel", "cosine", "rounds",
@@ -61,7 +49,8 @@ def base_name(name: str | None, precision: str, runtime: str = DEFAULT_RUNTIME) 
 
 def runtime_of(report: Mapping[str, Any]) -> str:
     """The runtime a report's unit ran in; reports of releases before runtimes existed are LiteRT's."""
-    model = report.get("model") if isinstance(report.get("model"), Mapping) else {}
+    model = report.get("model")
+    model = model if isinstance(model, Mapping) else {}
     return str(report.get("runtime") or model.get("runtime") or DEFAULT_RUNTIME)
 
 
@@ -182,61 +171,54 @@ def _assemble(*, spec: dict[str, Any], conversion: dict[str, Any], bench: dict[s
     }
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w") as f:
-        json.dump(data, f, indent=1, default=str)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+def _ms(value: float | None) -> float | None:
+    return None if value is None else round(value / 1e6, 6)
 
 
-def summary_row(report: dict[str, Any], status: str | None = None) -> dict[str, Any]:
-    bench = report.get("benchmark") or {}
-    stats = bench.get("stats") or {}
-    error = report.get("error") or {}
-    ms = (lambda v: None if v is None else round(v / 1e6, 6))
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(float(value), 6)
+
+
+def summary_row(report: Report | Mapping[str, Any], status: str | None = None) -> dict[str, Any]:
+    """summary.csv's row of one report (SUMMARY_COLUMNS); speed-ups and ratios need the whole run."""
+    if not isinstance(report, Report):
+        report = parse_report(report)
+    bench = report.benchmark
+    stats = bench.stats or Stats()
+    error = report.error or ErrorBlock()
+    accuracy = report.accuracy or Accuracy()
     return {
-        "model": report.get("model_name"),
-        "status": status or ("done" if report.get("valid") else "failed"),
-        "device": (report.get("device") or {}).get("serial"),
-        "backend": bench.get("backend_used") or (bench.get("settings") or {}).get("backend"),
-        "params": (report.get("model") or {}).get("params"),
-        "artifact_bytes": (report.get("conversion") or {}).get("artifact_bytes"),
-        "median_ms": ms(bench.get("median_ns", stats.get("median_ns"))),
-        "p90_ms": ms(stats.get("p90_ns")),
-        "mean_ms": ms(stats.get("mean_ns")),
-        "iterations": stats.get("count"),
-        "throttled": (report.get("conditions") or {}).get("throttled"),
-        "error_stage": error.get("stage"),
-        "error": error.get("message"),
-        **_precision_columns(report),
-        **_rounds_columns(bench if report.get("valid") else {}),
-        **summary_columns(report),
+        "model": report.model_name,
+        "status": status or ("done" if report.valid else "failed"),
+        "device": report.device.serial,
+        "backend": bench.backend_used or (bench.settings or {}).get("backend"),
+        "params": report.model.params,
+        "artifact_bytes": report.conversion.artifact_bytes,
+        "median_ms": _ms(bench.headline_median_ns),
+        "p90_ms": _ms(stats.p90_ns),
+        "mean_ms": _ms(stats.mean_ns),
+        "iterations": stats.count,
+        "throttled": report.conditions.throttled if report.conditions else None,
+        "error_stage": error.stage,
+        "error": error.message,
+        "precision": report.precision, "speedup_vs_fp32": None,
+        "runtime": report.runtime_name, "runtime_version": report.runtime_version, "ratio_to_litert": None,
+        "accuracy": accuracy.verdict, "top1_agreement": _rounded(accuracy.top1_agreement),
+        "max_abs_err_rel": _rounded(accuracy.max_abs_err_rel),
+        "mean_abs_err_rel": _rounded(accuracy.mean_abs_err_rel), "cosine": _rounded(accuracy.cosine),
+        **_rounds_columns(bench if report.valid else None),
+        **summary_columns(report.to_json()),
     }
 
 
-def _rounds_columns(bench: dict[str, Any]) -> dict[str, Any]:
+def _rounds_columns(bench: Benchmark | None) -> dict[str, Any]:
     """How many rounds, the interval across them, and the verdict (a report before rounds: one round)."""
-    interval = bench.get("interval") or {}
-    stability = bench.get("stability") or {}
-    ms = (lambda v: None if v is None else round(v / 1e6, 6))
-    rounds = len(bench.get("rounds") or []) or (1 if bench.get("stats") else None)
-    return {"rounds": rounds, "interval_low_ms": ms(interval.get("low_ns")), "interval_high_ms": ms(interval.get("high_ns")),
-            "stability": stability.get("verdict") or ("single round" if rounds == 1 else None),
-            "instability": "; ".join(stability.get("reasons") or []) or None}
-
-
-def _precision_columns(report: dict[str, Any]) -> dict[str, Any]:
-    """The precision and, for a derived one, its accuracy figures (speed-up needs the whole run)."""
-    accuracy = report.get("accuracy") or {}
-    rounded = (lambda v: None if v is None else round(float(v), 6))
-    return {"precision": (report.get("model") or {}).get("precision") or "fp32", "speedup_vs_fp32": None,
-            "runtime": runtime_of(report), "runtime_version": report.get("runtime_version"), "ratio_to_litert": None,
-            "accuracy": accuracy.get("verdict"), "top1_agreement": rounded(accuracy.get("top1_agreement")),
-            "max_abs_err_rel": rounded(accuracy.get("max_abs_err_rel")),
-            "mean_abs_err_rel": rounded(accuracy.get("mean_abs_err_rel")), "cosine": rounded(accuracy.get("cosine"))}
+    interval = (bench.interval if bench else None) or Interval()
+    stability = (bench.stability if bench else None) or Stability()
+    rounds = (len(bench.rounds or []) or (1 if bench.stats else None)) if bench else None
+    return {"rounds": rounds, "interval_low_ms": _ms(interval.low_ns), "interval_high_ms": _ms(interval.high_ns),
+            "stability": stability.verdict or ("single round" if rounds == 1 else None),
+            "instability": "; ".join(stability.reasons) or None}
 
 
 def to_csv(rows: list[dict[str, Any]]) -> str:
@@ -247,10 +229,12 @@ def to_csv(rows: list[dict[str, Any]]) -> str:
     return buf.getvalue()
 
 
-def write_lemur(reports: list[dict[str, Any]], out_dir: Path) -> list[Path]:
-    """LEMUR's import layout: ab/nn/stat/run/<task>_<nn>/<device>.json with the NN-Lite keys only."""
-    written = []
-    for report in reports:
+def write_lemur(reports: list[dict[str, Any]], out_dir: Path, sources: list[Path] | None = None) -> list[Path]:
+    """LEMUR's import layout: ab/nn/stat/run/<task>_<nn>/<device>.json with the NN-Lite keys only.
+    Every path is checked to stay under out_dir before anything is written (UnsafePath names the
+    report, from `sources` when given)."""
+    planned = []
+    for n, report in enumerate(reports):
         model = report.get("model") or {}
         task = model.get("task") or "img-classification"
         device = report.get("device") or {}
@@ -263,9 +247,12 @@ def write_lemur(reports: list[dict[str, Any]], out_dir: Path) -> list[Path]:
         tail = "".join(f"_{part}" for part in (runtime if runtime != DEFAULT_RUNTIME else "",
                                                 precision if precision != "fp32" else "") if part)
         name = name[: -len(".json")] + f"{tail}.json"
-        path = out_dir / "ab" / "nn" / "stat" / "run" / f"{task}_{nn}" / name
-        write_json_atomic(path, {**{k: report.get(k) for k in LEMUR_KEYS}, "model_name": nn, "precision": precision,
-                                 "runtime": runtime, "runtime_version": report.get("runtime_version"),
-                                 **lemur_extra(report)})
-        written.append(path)
-    return written
+        source = sources[n] if sources else f"report {n + 1} ({str(report.get('model_name'))[:80]!r})"
+        path = inside(out_dir / "ab" / "nn" / "stat" / "run",
+                      [(f"{task}_{nn}", "model.task and model_name"), (name, "device, runtime and precision")], source)
+        planned.append((path, {**{k: report.get(k) for k in LEMUR_KEYS}, "model_name": nn, "precision": precision,
+                               "runtime": runtime, "runtime_version": report.get("runtime_version"),
+                               **lemur_extra(report)}))
+    for path, data in planned:
+        write_json_atomic(path, data)
+    return [path for path, _ in planned]

@@ -1,22 +1,24 @@
 """The HTML report's runtime comparison (a run with units in more than one runtime): per model, device
-and precision, each runtime's conversion result and median, and the ratio to LiteRT; a scatter of
-one runtime's median against LiteRT's (below the diagonal: faster than LiteRT); how many models
-convert in which runtime.
+and precision, each runtime's conversion result and median, and the ratio to the default runtime
+(LiteRT); a scatter of one runtime's median against LiteRT's (below the diagonal: faster than LiteRT);
+how many models convert in which runtime.
 
 Built from the rows (the run's reports) and, for units without a report (skipped: a precision the
-runtime does not make), the store's statuses and errors.
+runtime does not make), the store's statuses and errors. The section travels as data (columns, like
+the model table's) and the page draws it: a Tabulator table and an ECharts scatter (report.js).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from html import escape
+from typing import Any
 
-from nnlite_tui.core.report import svg
-from nnlite_tui.core.report.rows import ResultRow, RunResults
+from nnlite_tui.core.report.rows import ResultRow
+from nnlite_tui.core.runtimes import DEFAULT_RUNTIME
 from nnlite_tui.core.sources.units import parse_unit
 
-BASELINE = "litert"
+BASELINE = DEFAULT_RUNTIME
 
 
 def _converted(row: ResultRow) -> str:
@@ -30,71 +32,74 @@ def _converted(row: ResultRow) -> str:
     return f"{conv.get('stage') or '?'}: {cause}" if cause else str(conv.get("stage") or "?")
 
 
-def _cell(row: ResultRow | None, status: str | None, error: dict | None) -> tuple[str, str, str, float | None]:
-    """(class, conversion text, median text, median ms) of one runtime's unit."""
+def _cell(row: ResultRow | None, status: str | None, error: dict | None) -> tuple[str, str, float | None]:
+    """(conversion text, what stands for the median when there is none, median ms) of one runtime's unit."""
     if row is None:
         if status is None:
-            return "muted", "not in this run", "", None
+            return "not in this run", "", None
         message = (error or {}).get("message") or status
-        return "muted", f"{status}: {message}" if status == "skipped" else status, "", None
+        return (f"{status}: {message}" if status == "skipped" else status), "", None
     median = row.median_ns / 1e6 if row.median_ns else None
-    text = f"{median:.4g}" if median is not None else (row.error_stage or "failed")
-    return ("" if row.conversion.get("ok", True) else "err"), _converted(row), text, median
+    return _converted(row), "" if median is not None else (row.error_stage or "failed"), median
 
 
-def runtime_section(run: RunResults) -> str:
-    """The section's HTML, or "" when the run has one runtime only."""
-    runtimes = sorted({r.runtime for r in run.rows} | {parse_unit(m)[1] for m in run.statuses},
-                      key=lambda r: (r != BASELINE, r))
+def runtimes_of(rows: list[ResultRow], statuses: dict[str, str]) -> list[str]:
+    return sorted({r.runtime for r in rows} | {parse_unit(m)[1] for m in statuses}, key=lambda r: (r != BASELINE, r))
+
+
+def runtime_data(rows: list[ResultRow], statuses: dict[str, str], errors: dict[str, dict[str, Any]],
+                 strings) -> dict[str, Any] | None:
+    """The section's columns (text as indices into `strings`), or None when the run has one runtime only."""
+    runtimes = runtimes_of(rows, statuses)
     if len(runtimes) < 2:
-        return ""
+        return None
     units: dict[tuple[str, str, str], dict[str, ResultRow | None]] = {}
-    devices = sorted({r.device for r in run.rows})
-    for r in run.rows:
+    devices = sorted({r.device for r in rows})
+    for r in rows:
         units.setdefault((r.base_model, r.device, r.precision), {})[r.runtime] = r
-    labels = {r.device: r.device_label for r in run.rows}
-    reported = {r.model for r in run.rows}
-    for name, status in run.statuses.items():  # units without a report, on every device
+    labels = {r.device: r.device_label for r in rows}
+    reported = {r.model for r in rows}
+    for name in statuses:  # units without a report, on every device
         if name not in reported:
             model, runtime, precision = parse_unit(name)
             for device in devices:
                 units.setdefault((model, device, precision), {}).setdefault(runtime, None)
-    head = "".join(f"<th>{escape(rt)} conversion</th><th class=\"num\">{escape(rt)} median ms</th>" for rt in runtimes)
-    head += "".join(f'<th class="num">{escape(rt)} / {BASELINE}</th>' for rt in runtimes if rt != BASELINE)
-    unit_names = {parse_unit(m): m for m in run.statuses}
-    body, points, converts = [], [], Counter()
+    unit_names = {parse_unit(m): m for m in statuses}
+    others = [rt for rt in runtimes if rt != BASELINE]
+    cols: dict[str, Any] = {"model": [], "device": [], "precision": [], "conversion": {rt: [] for rt in runtimes},
+                            "median": {rt: [] for rt in runtimes}, "note": {rt: [] for rt in runtimes},
+                            "ratio": {rt: [] for rt in others}}
+    converts: Counter = Counter()
     for (model, device, precision), by_runtime in sorted(units.items()):
-        cells, medians = [], {}
+        cols["model"].append(model)
+        cols["device"].append(strings(labels.get(device, device)))
+        cols["precision"].append(strings(precision))
+        medians = {}
         for rt in runtimes:
-            row = by_runtime.get(rt)
             unit = unit_names.get((model, rt, precision))
-            cls, conv, median_text, median = _cell(row, run.statuses.get(unit) if unit else None,
-                                                    run.errors.get(unit) if unit else None)
+            conv, note, median = _cell(by_runtime.get(rt), statuses.get(unit) if unit else None,
+                                       errors.get(unit) if unit else None)
             medians[rt] = median
-            value = f' data-v="{median:.6g}"' if median is not None else ""
-            cells.append(f'<td class="{cls}">{escape(conv)}</td><td class="num"{value}>{escape(median_text)}</td>')
-        for rt in runtimes:
-            if rt == BASELINE:
-                continue
+            cols["conversion"][rt].append(strings(conv))
+            cols["note"][rt].append(strings(note))
+            cols["median"][rt].append(None if median is None else float(f"{median:.4g}"))
+        for rt in others:
             base, other = medians.get(BASELINE), medians.get(rt)
-            ratio = other / base if base and other else None
-            cells.append(f'<td class="num">{"" if ratio is None else f"{ratio:.3f}"}</td>')
-            if ratio is not None:
-                points.append((base, other, f"{labels.get(device, device)} · {precision}",
-                               f"{model} on {labels.get(device, device)} ({precision}): {BASELINE} {base:.4g} ms, "
-                               f"{rt} {other:.4g} ms ({ratio:.3f}x)"))
+            cols["ratio"][rt].append(float(f"{other / base:.4g}") if base and other else None)
         ok = tuple(rt for rt in runtimes if (r := by_runtime.get(rt)) is not None and r.conversion.get("ok", True))
         converts[ok] += 1
-        body.append(f"<tr><td>{escape(model)}</td><td>{escape(labels.get(device, device))}</td>"
-                    f"<td>{escape(precision)}</td>{''.join(cells)}</tr>")
-    others = [rt for rt in runtimes if rt != BASELINE]
-    plot = svg.scatter("runtime-scatter", f"{', '.join(others)} vs {BASELINE}: median per model (below the diagonal: "
-                       f"faster than {BASELINE})", points, f"{BASELINE} median (ms)",
-                       f"{', '.join(others)} median (ms)", diagonal=True)
     summary = "; ".join(f"{n} converted in {' and '.join(ok) if ok else 'none'}"
                         for ok, n in sorted(converts.items(), key=lambda kv: (-len(kv[0]), kv[0])))
-    return (f'<h2>Runtimes</h2><div id="runtimes"><p>{escape(", ".join(runtimes))}: each model on each device and '
-            f"precision; the ratio is the unit's median over {BASELINE}'s on the same device (above 1: slower). "
-            f"Units (model · device · precision): {escape(summary)}.</p>"
-            f'<div class="plots">{plot}</div><table id="runtime-table"><tr><th>model</th><th>device</th>'
-            f"<th>precision</th>{head}</tr>{''.join(body)}</table></div>")
+    return {"runtimes": runtimes, "baseline": BASELINE, "summary": summary, "columns": cols,
+            "ratio_titles": {rt: f"{rt} / {BASELINE}" for rt in others}}
+
+
+def runtime_section(data: dict[str, Any] | None) -> str:
+    """The section's frame (the page fills it from the data block), or "" when the run has one runtime."""
+    if data is None:
+        return ""
+    return (f'<h2>Runtimes</h2><div id="runtimes"><p>{escape(", ".join(data["runtimes"]))}: each model on each '
+            f"device and precision; the ratio is the unit's median over {BASELINE}'s on the same device (above 1: "
+            f"slower). Units (model · device · precision): {escape(data['summary'])}.</p>"
+            '<div class="plots"><div class="plot" id="plot-runtime-scatter" data-plot="runtime-scatter"></div></div>'
+            '<div id="runtime-table"></div></div>')

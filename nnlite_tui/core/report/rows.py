@@ -1,44 +1,32 @@
-"""One typed row per report, and a run as the result views see it (reports + the store's statuses)."""
+"""One typed row per report, and a run as the result views see it (reports + the store's statuses).
+
+Reports come from core.results (the typed Report, every earlier schema already upgraded); a row
+holds what the views draw, in the views' units.
+"""
 
 from __future__ import annotations
 
-import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from nnlite_tui.core.ops.block_versions import read_block
-from nnlite_tui.core.report.document import runtime_of
 from nnlite_tui.core.report.energy import EnergyFigure, energy_block, energy_of
-from nnlite_tui.core.run_dir import load_reports
+from nnlite_tui.core.results import Report, RunResults as ReportFolder, family_of, parse_report
+from nnlite_tui.core.runtimes import DEFAULT_RUNTIME
 
 DEFAULT_PRECISION = "fp32"
-DEFAULT_RUNTIME = "litert"
-_HASH_SUFFIX = re.compile(r"[-_][0-9a-f]{16,}$")
+__all__ = ["DEFAULT_PRECISION", "ResultRow", "RunResults", "family_of", "load_run", "ops_block_of", "row_from_report"]
 
 
-def precision_of(report: dict[str, Any]) -> str:
-    """The report's precision variant; reports written before variants existed are fp32."""
-    for block in (report, report.get("benchmark") or {}, report.get("conversion") or {}, report.get("model") or {}):
-        if block.get("precision"):
-            return str(block["precision"])
-    return DEFAULT_PRECISION
-
-
-def ops_block_of(report: dict[str, Any]) -> dict[str, Any]:
-    """The per-op profile: `benchmark.ops` ({..., "ops": [...]}), or a bare list of ops at top level;
-    in the current ops schema and checked, whatever version wrote it (core/ops/block_versions.py)."""
-    for block in ((report.get("benchmark") or {}).get("ops"), report.get("ops")):
-        if isinstance(block, dict) and block.get("ops"):
-            return read_block(block) or {}
-        if isinstance(block, list) and block:
-            return read_block({"schema_version": 1, "ops": block}) or {}
-    return {}
-
-
-def family_of(name: str) -> str:
-    """LEMUR names a model `<family>-<md5>`: the family is the name without its hash."""
-    return _HASH_SUFFIX.sub("", name) or name
+def ops_block_of(report: Report) -> dict[str, Any]:
+    """The per-op profile (`benchmark.ops`) in the current ops schema and checked, whatever version
+    wrote it (core/ops/block_versions.py); {} without one."""
+    block = report.benchmark.ops
+    if block is None or not block.ops:
+        return {}
+    return read_block(block.model_dump(mode="json", exclude_unset=True)) or {}
 
 
 @dataclass
@@ -71,7 +59,7 @@ class ResultRow:
     interval_ns: tuple[float, float] | None = None
     stable: bool | None = None
     instability: list[str] = field(default_factory=list)
-    runtime: str = "litert"  # the unit's runtime (reports before runtimes existed are LiteRT's)
+    runtime: str = DEFAULT_RUNTIME  # the unit's runtime (reports before runtimes existed are LiteRT's)
     base_model: str = ""  # the model the unit measures, whatever its runtime and precision (model.base_name)
     energy: EnergyFigure | None = None  # None: the run did not ask for energy
     energy_block: dict[str, Any] | None = None  # the raw block (its samples: compare's bootstrap)
@@ -95,58 +83,63 @@ class ResultRow:
         return f"{self.device_label} · {runtime}{self.precision}"
 
 
-def row_from_report(report: dict[str, Any], source_file: str | None = None) -> ResultRow:
-    model = report.get("model") or {}
-    bench = report.get("benchmark") or {}
-    device = report.get("device") or {}
-    error = report.get("error") or {}
-    name = str(report.get("model_name") or model.get("name") or "?")
-    valid = bool(report.get("valid"))
+def row_from_report(report: Report | Mapping[str, Any], source_file: str | None = None) -> ResultRow:
+    if not isinstance(report, Report):
+        report = parse_report(report, source_file or "a report")
+    bench = report.benchmark
+    valid = report.valid
+    error = report.error
+    ops = ops_block_of(report)
+    raw = report.to_json()
     return ResultRow(
-        model=name,
-        family=family_of(name),
-        task=model.get("task"),
-        device=str(device.get("serial") or report.get("device_type") or "?"),
-        device_label=str(device.get("model") or report.get("device_type") or device.get("serial") or "?"),
-        backend=str(bench.get("backend_used") or (bench.get("settings") or {}).get("backend") or "?"),
-        precision=precision_of(report),
+        model=report.model_name,
+        family=family_of(report.model_name),
+        task=report.model.task,
+        device=str(report.device.serial or report.device_type or "?"),
+        device_label=str(report.device.model or report.device_type or report.device.serial or "?"),
+        backend=str(bench.backend or "?"),
+        precision=report.precision,
         status="done" if valid else "failed",
-        params=model.get("params") or (report.get("conversion") or {}).get("params"),
-        flops=model.get("flops") or ops_block_of(report).get("flops"),
-        artifact_bytes=(report.get("conversion") or {}).get("artifact_bytes"),
-        stats=dict(bench.get("stats") or {}) if valid else {},
-        samples_ns=[float(s) for s in bench.get("samples_ns") or []] if valid else [],
-        init_ns=bench.get("init_ns"),
-        first_inference_ns=bench.get("first_inference_ns"),
-        error_stage=None if valid else error.get("stage"),
-        error_message=None if valid else (error.get("message") or report.get("error_message")),
-        conversion={k: v for k, v in (report.get("conversion") or {}).items() if v is not None},
-        ops=list(ops_block_of(report).get("ops") or []),
-        ops_invalid=list(ops_block_of(report).get("invalid_reasons") or []),
+        params=report.params,
+        flops=report.model.flops or ops.get("flops"),
+        artifact_bytes=report.conversion.artifact_bytes,
+        stats=bench.stats.model_dump(exclude_none=True) if valid and bench.stats else {},
+        samples_ns=[float(s) for s in bench.samples_ns or []] if valid else [],
+        init_ns=bench.init_ns,
+        first_inference_ns=bench.first_inference_ns,
+        error_stage=None if valid else (error.stage if error else None),
+        error_message=None if valid else ((error.message if error else None) or report.error_message),
+        conversion={k: v for k, v in report.conversion.model_dump(mode="json", exclude_unset=True).items()
+                    if v is not None},
+        ops=list(ops.get("ops") or []),
+        ops_invalid=list(ops.get("invalid_reasons") or []),
         source_file=source_file,
-        **_rounds_fields(bench if valid else {}),
-        runtime=runtime_of(report),
-        base_model=str(model.get("base_name") or name),
-        energy=energy_of(report) if valid else None,
-        energy_block=energy_block(report) if valid else None,
+        **_rounds_fields(report if valid else None),
+        runtime=report.runtime_name,
+        base_model=report.base_model,
+        energy=energy_of(raw) if valid else None,
+        energy_block=energy_block(raw) if valid else None,
     )
 
 
-def _rounds_fields(bench: dict[str, Any]) -> dict[str, Any]:
-    rounds = [r for r in bench.get("rounds") or [] if r.get("median_ns") is not None]
-    interval = bench.get("interval") or {}
-    stability = bench.get("stability") or {}
-    verdict = stability.get("verdict")
-    return {"round_medians_ns": [float(r["median_ns"]) for r in rounds],
-            "headline_median_ns": bench.get("median_ns"),
-            "interval_ns": (float(interval["low_ns"]), float(interval["high_ns"]))
-            if interval.get("low_ns") is not None else None,
+def _rounds_fields(report: Report | None) -> dict[str, Any]:
+    if report is None:
+        return {}
+    bench = report.benchmark
+    interval, stability = bench.interval, bench.stability
+    verdict = stability.verdict if stability else None
+    return {"round_medians_ns": [float(r.median_ns) for r in bench.rounds or [] if r.median_ns is not None],
+            "headline_median_ns": bench.median_ns,
+            "interval_ns": (float(interval.low_ns), float(interval.high_ns))
+            if interval and interval.low_ns is not None and interval.high_ns is not None else None,
             "stable": None if verdict is None else verdict == "stable",
-            "instability": list(stability.get("reasons") or [])}
+            "instability": list(stability.reasons) if stability else []}
 
 
 @dataclass
 class RunResults:
+    """A run as the views see it: its rows (core.results.RunResults is the folder they come from)."""
+
     run_dir: Path
     rows: list[ResultRow]
     reports: list[dict[str, Any]]
@@ -175,20 +168,23 @@ def load_run(run_dir: str | Path) -> RunResults:
     """A run's reports as rows, plus the store's view when the run has a state file.
 
     A folder with only reports/ (copied off a machine, say) is a run too: the statuses then come
-    from the reports alone.
+    from the reports alone. ValueError (core.results.ReportError) names an unreadable report.
     """
-    from nnlite_tui.core.run_dir import STATE_FILE
+    from nnlite_tui.core.run_dir import REPORTS_DIR, STATE_FILE
 
     path = Path(run_dir)
     has_state = (path / STATE_FILE).exists()
-    if not (path / "reports").is_dir() and not has_state:
-        raise ValueError(f"{path}: no reports/ folder and no {STATE_FILE}; not a run directory")
-    reports = load_reports(path)
-    files = sorted(p.name for p in (path / "reports").glob("*.json"))
-    for report, name in zip(reports, files):
-        if not isinstance(report, dict) or "model_name" not in report:
-            raise ValueError(f"{path / 'reports' / name}: not an nnlite report (no model_name)")
-    rows = [row_from_report(r, f) for r, f in zip(reports, files)]
+    if not (path / REPORTS_DIR).is_dir() and not has_state:
+        raise ValueError(f"{path}: no {REPORTS_DIR}/ folder and no {STATE_FILE}; not a run directory")
+    folder = ReportFolder(path, strict=True)
+    typed: list[Report] = []
+    rows = []
+    for summary in folder.summaries():
+        report = folder.load(summary)
+        if report is not None:
+            typed.append(report)
+            rows.append(row_from_report(report, summary.file))
+    reports = [r.to_json() for r in typed]
     _label_twins(rows)
     statuses = {row.model: row.status for row in rows}
     errors: dict[str, dict[str, Any]] = {}

@@ -5,21 +5,22 @@ from __future__ import annotations
 from pathlib import Path
 
 from nnlite_tui.core.report.document import summary_row, to_csv
-
-from nnlite_tui.core.run_dir import load_reports
+from nnlite_tui.core.results import Report, RunResults
+from nnlite_tui.core.runtimes import DEFAULT_RUNTIME
 from nnlite_tui.core.store.files import load_snapshot
+from nnlite_tui.core.text_safety import printable
 
 SUMMARY_FILE = "summary.csv"
 
 
 def summary_rows(run_dir: Path) -> list[dict]:
     _, records = load_snapshot(run_dir)
-    reports = load_reports(run_dir)
+    reports = list(RunResults(run_dir, strict=True))
     status = {r["name"]: r.get("status") for r in records}
     rows = []
     seen = set()
     for report in reports:
-        name = report.get("model_name")
+        name = report.model_name
         seen.add(name)
         row = summary_row(report)
         if status.get(name) == "skipped":
@@ -33,18 +34,18 @@ def summary_rows(run_dir: Path) -> list[dict]:
             spec = rec.get("spec") or {}
             rows.append({"model": rec["name"], "status": rec.get("status"), "error_stage": err.get("stage"),
                          "error": err.get("message"), "precision": spec.get("precision") or "fp32",
-                         "runtime": spec.get("runtime") or "litert"})
+                         "runtime": spec.get("runtime") or DEFAULT_RUNTIME})
     return rows
 
 
-def _model(row: dict, report: dict) -> str:
-    return (report.get("model") or {}).get("base_name") or row["model"]
+def _model(row: dict, report: Report) -> str:
+    return report.base_model or row["model"]
 
 
-def add_speedups(rows: list[dict], reports: list[dict]) -> None:
+def add_speedups(rows: list[dict], reports: list[Report]) -> None:
     """speedup_vs_fp32 = the fp32 unit's median / this unit's, for the same model, runtime, device and
     backend, when both are in the run (1.0 on the fp32 row itself)."""
-    def key(row: dict, report: dict) -> tuple:
+    def key(row: dict, report: Report) -> tuple:
         return (_model(row, report), row.get("runtime"), row.get("device"), row.get("backend"))
 
     fp32 = {key(row, report): row.get("median_ms") for row, report in zip(rows, reports)
@@ -55,15 +56,15 @@ def add_speedups(rows: list[dict], reports: list[dict]) -> None:
             row["speedup_vs_fp32"] = round(base / row["median_ms"], 4)
 
 
-def add_runtime_ratios(rows: list[dict], reports: list[dict]) -> None:
+def add_runtime_ratios(rows: list[dict], reports: list[Report]) -> None:
     """ratio_to_litert = this unit's median / the LiteRT unit's, for the same model, precision and
     device, when both are in the run (above 1: slower than LiteRT; 1.0 on the LiteRT row itself). The
     backend is what each runtime used, so it is not part of the match."""
-    def key(row: dict, report: dict) -> tuple:
+    def key(row: dict, report: Report) -> tuple:
         return (_model(row, report), row.get("precision"), row.get("device"))
 
     litert = {key(row, report): row.get("median_ms") for row, report in zip(rows, reports)
-              if row.get("runtime") == "litert" and row.get("median_ms")}
+              if row.get("runtime") == DEFAULT_RUNTIME and row.get("median_ms")}
     for row, report in zip(rows, reports):
         base = litert.get(key(row, report))
         if base and row.get("median_ms"):
@@ -107,8 +108,9 @@ def print_table(path: Path, limit: int = 40) -> None:
         med = f"{float(r['median_ms']):.3f}" if r.get("median_ms") else ""
         p90 = f"{float(r['p90_ms']):.3f}" if r.get("p90_ms") else ""
         mj = f" {float(r['energy_per_inference_mj']):>9.4g}" if r.get("energy_per_inference_mj") else f" {'':>9}"
-        click.echo(f"{(r['model'] or '')[:width]:<{width}}  {r['status']:<8} {(r.get('device') or '')[:14]:<14} "
-                   f"{med:>10} {p90:>10}{mj if energy else ''}  {_note(r)[:90]}")
+        click.echo(f"{printable(r['model'] or '')[:width]:<{width}}  {r['status']:<8} "
+                   f"{printable(r.get('device') or '')[:14]:<14} {med:>10} {p90:>10}{mj if energy else ''}  "
+                   f"{printable(_note(r))[:90]}")
     if len(rows) > limit:
         click.echo(f"... {len(rows) - limit} more rows in {path}")
     counts: dict[str, int] = {}

@@ -10,16 +10,22 @@ the run's `--keep-artifacts` policy (the conversion cache, bounded on its own, s
 
 from __future__ import annotations
 
+import os
+import tempfile
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from nnlite_tui.core.disk import DiskCheck, fmt_bytes, low_space
+from nnlite_tui.core.disk import DiskCheck, existing_parent, fmt_bytes, low_space
 from nnlite_tui.core.events import Event, Recovery
 
 KEEP_POLICIES = ("all", "failed", "none")
 DEFAULT_KEEP = "failed"  # enough to reproduce every failure; successes are in the cache
 ROOM_POLL_S = 5.0
+DISK_WAIT_ENV = "NNLITE_DISK_WAIT_S"
+DEFAULT_DISK_WAIT_S = 1800.0
+PROBE_BYTES = 1 << 20  # room for at least a report and a journal line
 
 
 def keeps_artifact(policy: str, status: str) -> bool:
@@ -40,17 +46,24 @@ def prune_artifact(policy: str, status: str, path: Path) -> bool:
 
 
 class DiskGuard:
-    """Blocks conversions while a filesystem the run writes to is low on space."""
+    """Blocks conversions while a filesystem the run writes to is low on space, or after a write failed
+    for want of space (disk full, quota, read-only, I/O error) until a test write succeeds again.
+
+    The wait has a deadline (`deadline_s`, $NNLITE_DISK_WAIT_S, 30 min by default): past it the run
+    stops cleanly (`on_expired`), leaving its units queued for the same command to resume."""
 
     def __init__(self, paths: Sequence[Path], emit: Callable[[Event], None], *, min_free_bytes: int | None = None,
-                 cache_dir: Path | None = None, poll_s: float = ROOM_POLL_S):
+                 cache_dir: Path | None = None, poll_s: float = ROOM_POLL_S, deadline_s: float | None = None):
         self.paths = list(paths)
         self.emit = emit
         self.min_free_bytes = min_free_bytes
         self.cache_dir = cache_dir
         self.poll_s = poll_s
+        self.deadline_s = disk_wait_deadline() if deadline_s is None else deadline_s
+        self.on_expired: Callable[[], None] = lambda: None
         self._lock = threading.Lock()
-        self._announced: DiskCheck | None = None
+        self._announced: str | None = None  # the mount or path the pending "disk-low"/"disk-full" event named
+        self._refused: OSError | None = None  # a write the disk refused, not yet followed by a good test write
 
     def check(self) -> DiskCheck | None:
         """The first filesystem that is low, or None."""
@@ -60,27 +73,95 @@ class DiskGuard:
                 return found
         return None
 
+    def refused(self, exc: OSError, what: str) -> None:
+        """A write of the run failed because of the disk: conversions wait until the disk takes writes again."""
+        with self._lock:
+            first = self._refused is None
+            self._refused = exc
+            if first:
+                self._announced = str(exc.filename or self.paths[0])
+                self.emit(Recovery(action="disk-full", target=self._announced, severity="error",
+                                   detail=f"{what}: {exc.strerror or exc}. The run pauses and goes on by itself "
+                                          f"once the disk takes writes again (for at most {self._deadline_text()}; "
+                                          "else it stops, and the same command resumes it)"))
+
     def wait_for_room(self, stop: threading.Event) -> bool:
-        """True when there is room to convert; False if `stop` was set while waiting."""
-        low = self.check()
-        if low is None:
+        """True when there is room to convert; False if `stop` was set while waiting, or the deadline passed."""
+        problem = self._problem()
+        if problem is None:
             return True
         with self._lock:
-            if self._announced is None:
-                self._announced = low
-                self.emit(Recovery(action="disk-low", target=str(low.mount), severity="error",
-                                   detail=f"{low.message}. Conversions wait and go on by themselves."))
-        while low is not None:
-            if stop.wait(self.poll_s):
+            if self._announced is None and isinstance(problem, DiskCheck):
+                self._announced = str(problem.mount)
+                hint = "" if self.min_free_bytes is not None else (
+                    "; or lower the threshold with --min-free-gb (the default asks for max(2 GB, 5% of the disk))")
+                self.emit(Recovery(action="disk-low", target=self._announced, severity="error",
+                                   detail=f"{problem.message}{hint}. Conversions wait and go on by themselves "
+                                          f"(for at most {self._deadline_text()})"))
+        deadline = time.monotonic() + self.deadline_s
+        while problem is not None:
+            if time.monotonic() >= deadline:
+                self.emit(Recovery(action="disk-wait-expired", target=self._announced or "disk", severity="error",
+                                   detail=f"no room after {self._deadline_text()}: stopping; free space and rerun "
+                                          "the same command to resume"))
+                self.on_expired()
                 return False
-            low = self.check()
+            if stop.wait(min(self.poll_s, max(0.05, deadline - time.monotonic()))):
+                return False
+            problem = self._problem()
         with self._lock:
             if self._announced is not None:
-                first, self._announced = self._announced, None
-                self.emit(Recovery(action="disk-ok", target=str(first.mount), severity="info",
-                                   detail=f"{fmt_bytes(self._free(first.path))} free again; conversions go on"))
+                where, self._announced = self._announced, None
+                self.emit(Recovery(action="disk-ok", target=where, severity="info",
+                                   detail=f"{fmt_bytes(self._free(self.paths[0]))} free again; the run goes on"))
         return True
+
+    def _problem(self) -> DiskCheck | OSError | None:
+        with self._lock:
+            refused = self._refused
+        if refused is not None:
+            if not all(takes_writes(p) for p in self.paths):
+                return refused
+            with self._lock:
+                self._refused = None
+        return self.check()
+
+    def _deadline_text(self) -> str:
+        return f"{self.deadline_s / 60:g} min" if self.deadline_s >= 60 else f"{self.deadline_s:g} s"
 
     @staticmethod
     def _free(path: Path) -> int:
         return low_space(path, 0).free_bytes
+
+
+class DiskWaitSetting(ValueError):
+    """A bad $NNLITE_DISK_WAIT_S: a usage error (the CLI exits 2 naming it)."""
+
+    exit_code = 2
+
+
+def disk_wait_deadline() -> float:
+    text = os.environ.get(DISK_WAIT_ENV, "")
+    try:
+        return float(text) if text else DEFAULT_DISK_WAIT_S
+    except ValueError:
+        raise DiskWaitSetting(f"{DISK_WAIT_ENV}={text!r} is not a number of seconds") from None
+
+
+def takes_writes(path: Path) -> bool:
+    """Whether a small file can be written, synced and removed where `path` lives."""
+    where = existing_parent(path)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=where, prefix=".nnlite-room.")
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(b"\0" * PROBE_BYTES)
+            f.flush()
+            os.fsync(f.fileno())
+        return True
+    except OSError:
+        return False
+    finally:
+        Path(tmp).unlink(missing_ok=True)

@@ -8,9 +8,11 @@ import threading
 import time
 from typing import TextIO
 
+from nnlite_tui.core.text_safety import printable
 from nnlite_tui.core.events import (TERMINAL, DeviceState, Event, ModelStatus, Recovery, RunControl, RunFinished,
                                     RunStarted)
 from nnlite_tui.core.names import short_name
+from nnlite_tui.core.run.eta import EtaEstimator
 
 MIN_NAME = 16  # the unit in flight, at the end of the progress line: cut to the terminal's width, not below this
 
@@ -33,6 +35,7 @@ class ConsoleReporter:
         self.total = 0
         self.status: dict[str, str] = {}
         self.started = time.monotonic()
+        self.estimator = EtaEstimator()
         self.finished_here = 0
         self.current = ("", "")  # what is in flight, and the unit (or device) it is about
         self._line_shown = False
@@ -47,7 +50,7 @@ class ConsoleReporter:
         if self._line_shown:
             self.stream.write("\r\x1b[2K")
             self._line_shown = False
-        self.stream.write(text + "\n")
+        self.stream.write(printable(text) + "\n")
         self.stream.flush()
 
     def _progress_line(self) -> None:
@@ -57,7 +60,8 @@ class ConsoleReporter:
         terminal = sum(c.get(s, 0) for s in TERMINAL)
         elapsed = time.monotonic() - self.started
         rate = self.finished_here / elapsed if elapsed > 0 and self.finished_here else 0.0
-        eta = (self.total - terminal) / rate if rate else None
+        priced = self.estimator.estimate(time.time())  # by the cost of what remains (run/eta.py)
+        eta = priced.seconds if priced is not None else (self.total - terminal) / rate if rate else None
         width = 24
         filled = int(width * terminal / self.total)
         bar = "#" * filled + "-" * (width - filled)
@@ -68,13 +72,14 @@ class ConsoleReporter:
         what, name = self.current
         room = shutil.get_terminal_size((120, 24)).columns - 1 - len(line) - len(what) - 1
         if what:
-            line += f"{what} {short_name(name, max(MIN_NAME, room))}"
+            line += f"{what} {short_name(printable(name), max(MIN_NAME, room))}"
         self.stream.write("\r\x1b[2K" + line)
         self.stream.flush()
         self._line_shown = True
 
     def emit(self, event: Event) -> None:
         with self._lock:
+            self.estimator.fold(event)
             self._handle(event)
 
     def _handle(self, event: Event) -> None:

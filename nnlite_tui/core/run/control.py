@@ -58,6 +58,9 @@ class Steering(Protocol):
 
     def request_stop(self, now: bool = False) -> None: ...
 
+    def command(self, command: str, model: str | None = None) -> None:
+        """An operator's command (one of COMMANDS): applied, and noted for the run's event log."""
+
 
 class Control:
     def __init__(self) -> None:
@@ -69,8 +72,16 @@ class Control:
         self._skip: set[str] = set()
         self._skip_current = False
         self._retry: list[str] = []
+        self._notes: list[tuple[str, str | None]] = []  # operators' commands not yet in the event log
 
     # --- operator side ---
+    def command(self, command: str, model: str | None = None) -> None:
+        """An operator's command: applied now, and noted so that the runner writes it to the event
+        log (take_notes), whichever console or channel it came from."""
+        self.apply(command, model)
+        with self._lock:
+            self._notes.append((command, model))
+
     def pause(self) -> None:
         self._running.clear()
 
@@ -132,6 +143,12 @@ class Control:
         with self._lock:
             asked, self._skip_current = self._skip_current, False
             return asked
+
+    def take_notes(self) -> list[tuple[str, str | None]]:
+        """The operators' commands since the last call, in order (the runner emits them as RunControl)."""
+        with self._lock:
+            out, self._notes = self._notes, []
+            return out
 
     def take_retries(self) -> list[str]:
         with self._lock:
@@ -213,3 +230,8 @@ class RemoteControl:
 
     def request_stop(self, now: bool = False) -> None:
         self.channel.send("stop_now" if now else "stop_after_current")
+
+    def command(self, command: str, model: str | None = None) -> None:
+        self.channel.send(command, model)  # the owning runner applies it, and writes it to its event log
+        if command in ("pause", "resume"):
+            self._paused = command == "pause"

@@ -1,4 +1,4 @@
-"""The Runner's device side: one thread per device takes converted units, times them in rounds, and
+"""The pipeline's device side: one thread per device takes converted units, times them in rounds, and
 times the device's reference model at intervals.
 
 A unit is timed in rounds (bench/rounds.py), each a fresh benchmark process or app launch. After
@@ -26,15 +26,52 @@ from nnlite_tui.core.events import TERMINAL, DeviceState, RoundFinished, Recover
 from nnlite_tui.core.outcomes import Artifact, Benchmarked, BenchJob, BenchResult, Cancelled, Failed, Retry
 from nnlite_tui.core.run import round_files
 from nnlite_tui.core.run.scheduling import SHARED
+from nnlite_tui.core.run.unit_faults import run_unit
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from contextlib import AbstractContextManager
+    from pathlib import Path
+
+    from nnlite_tui.core.bench.reference import ReferenceClock
     from nnlite_tui.core.convert.step import Attempt
     from nnlite_tui.core.devices.base import Device
-    from nnlite_tui.core.outcomes import Outcome
+    from nnlite_tui.core.events import Event
+    from nnlite_tui.core.outcomes import Outcome, StageError
+    from nnlite_tui.core.run.artifacts import DiskGuard
+    from nnlite_tui.core.run.config import RunConfig
+    from nnlite_tui.core.run.control import Control
+    from nnlite_tui.core.run.recovery import RecoveryPolicy
+    from nnlite_tui.core.run.report_writer import ReportWriter
+    from nnlite_tui.core.run.scheduling import WorkQueue
+    from nnlite_tui.core.store import RunStore
 
 
 class DeviceWork:
     """Mixed into Pipeline: the device threads' loop, rounds and reference runs."""
+
+    if TYPE_CHECKING:  # what it uses of the Pipeline it is mixed into (the type checker holds both to it)
+        cfg: RunConfig
+        run_dir: Path
+        run_id: str
+        store: RunStore
+        devices: dict[str, Device]
+        work: WorkQueue
+        control: Control
+        recovery: RecoveryPolicy
+        references: dict[str, ReferenceClock]
+        reports: ReportWriter
+        disk: DiskGuard
+
+        def emit(self, event: Event) -> None: ...
+        def _record(self, name: str) -> dict[str, Any]: ...
+        def _attempt(self, number: int) -> Attempt: ...
+        def _device_result(self, name: str, key: str, result: dict[str, Any]) -> None: ...
+        def _set_status(self, name: str, status: str, error: StageError | None = None, **fields: Any) -> None: ...
+        def _cancelled(self, name: str) -> None: ...
+        def _in_flight(self, name: str, step: Callable[[], Outcome]) -> Outcome: ...
+        def _isolation_for(self, device: Device) -> Callable[[], AbstractContextManager[None]]: ...
+        def _fail_alone(self, name: str, why: str) -> None: ...
 
     # ----- the loop -----
     def _device_loop(self, serial: str) -> None:
@@ -55,7 +92,13 @@ class DeviceWork:
                 return
             if self.references[serial].due(time.monotonic()):
                 self._time_reference(device)
-            self._benchmark(device, job)
+            run_unit(job.name, lambda: self._benchmark(device, job), disk=self.disk,
+                     requeue=lambda: self._requeue_job(serial, job), fail=lambda why: self._fail_alone(job.name, why))
+
+    def _requeue_job(self, serial: str, job: BenchJob) -> None:
+        """The round again once the disk takes writes (unit_faults.py)."""
+        self.disk.wait_for_room(self.control.stop_after_current)
+        self.work.put_job(SHARED if self.cfg.distribute else serial, job, ready_at=time.monotonic() + 1.0)
 
     # ----- one round of a unit -----
     def _benchmark(self, device: Device, job: BenchJob) -> None:
@@ -124,7 +167,7 @@ class DeviceWork:
         if isinstance(outcome, Benchmarked):
             self.recovery.device_ok(device)
             bench = outcome.result
-            path = self._write_report(job.spec, serial, conversion=job.conversion, bench=bench, error=None,
+            path = self.reports.write(job.spec, serial, conversion=job.conversion, bench=bench, error=None,
                                       device_info=bench.device_info)
             self._device_result(name, key, {
                 "status": "done" if bench.valid else "failed", "attempts": attempt.number, "report": str(path),
@@ -146,7 +189,7 @@ class DeviceWork:
         elif isinstance(outcome, Failed):
             self.emit(Recovery(action="give-up", target=f"{name}@{serial}", severity="error",
                                detail=f"{outcome.error.message} after {attempt.number} attempt(s)"))
-            path = self._write_report(job.spec, serial, conversion=job.conversion, bench=None, error=outcome.error,
+            path = self.reports.write(job.spec, serial, conversion=job.conversion, bench=None, error=outcome.error,
                                       device_info=outcome.device_info)
             self._device_result(name, key, {"status": "failed", "attempts": attempt.number, "report": str(path),
                                             "error": outcome.error.to_dict(), "device": serial})

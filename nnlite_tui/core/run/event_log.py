@@ -125,6 +125,7 @@ def parse_events(data: bytes, skip: bytes | None = None) -> tuple[list[Event], i
 # ----- `nnlite status`: read from the end, since a run of days leaves a log of hundreds of MB -----
 CHUNK = 256 << 10
 LOG_MARK = b'"type": "ModelLog"'  # JsonlReporter writes "type" first, as json.dumps(to_dict())
+COST_MARK = b'"type": "ConversionCost"'  # the ETA's prices: not news to a reader of the last events
 
 
 def _parse_line(line: bytes) -> Event | None:
@@ -133,7 +134,7 @@ def _parse_line(line: bytes) -> Event | None:
 
 
 def last_events(run_dir: Path, count: int) -> list[Event]:
-    """The last `count` events other than log lines, oldest first."""
+    """The last `count` events other than log lines and cost estimates, oldest first."""
     path = Path(run_dir) / EVENTS_FILE
     if count <= 0 or not path.exists():
         return []
@@ -148,7 +149,7 @@ def last_events(run_dir: Path, count: int) -> list[Event]:
             lines = data.split(b"\n")
             carry = lines.pop(0) if start > 0 else b""  # may be cut: joined to the next chunk read
             for line in reversed(lines):
-                if line.strip() and LOG_MARK not in line[:40]:
+                if line.strip() and LOG_MARK not in line[:40] and COST_MARK not in line[:40]:
                     event = _parse_line(line)
                     if event is not None:
                         found.append(event)

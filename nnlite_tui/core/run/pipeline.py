@@ -1,11 +1,11 @@
-"""The Runner: one model's path from source to report, and the one place its state changes.
+"""The pipeline: one unit's path from source to report, and the one place its state changes.
 
 Read top to bottom: `run()` queues the models and starts N conversion threads (one per conversion
 worker process) and one benchmark thread per device. A conversion thread takes a model, calls
 `convert_step` and hands the outcome to `_apply_conversion`; a Converted model travels on as a
 BenchJob (spec + ConversionResult) to its devices' queues. A device thread takes a job, calls
-`bench_step` and hands the outcome to `_apply_benchmark`, which writes the report and records the
-device's result; `_device_result` finishes the model once every target device is terminal.
+`bench_step` and hands the outcome to `_apply_benchmark`, which writes the report (through its
+ReportWriter, report_writer.py) and records the device's result; `_device_result` finishes the model once every target device is terminal.
 Steps never touch the store, the queues or the control: only the `_apply_*` methods do.
 
 A model's record in the store has an overall status and, under "devices", one entry per target
@@ -27,7 +27,6 @@ from typing import Any
 
 from nnlite_tui.core.run.artifacts import DiskGuard, prune_artifact
 from nnlite_tui.core.bench.reference import ReferenceClock
-from nnlite_tui.core.bench.rounds import per_round
 from nnlite_tui.core.run.config import RunConfig
 from nnlite_tui.core.run.device_work import DeviceWork
 from nnlite_tui.core.run.control import Control, ControlChannel
@@ -35,15 +34,17 @@ from nnlite_tui.core.convert.converter import Converter
 from nnlite_tui.core.convert.step import Attempt, convert_step
 from nnlite_tui.core.convert.ranking import rank_conversions
 from nnlite_tui.core.devices.base import Device
-from nnlite_tui.core.events import Event, ModelStatus, MultiReporter, Recovery, Reporter, RunFinished, RunStarted
+from nnlite_tui.core.events import (ConversionCost, Event, ModelStatus, MultiReporter, Recovery, Reporter, RunFinished,
+                                    RunStarted)
 from nnlite_tui.core.bench.isolation import HostIsolation
-from nnlite_tui.core.outcomes import (BenchJob, BenchResult, Cancelled, ConversionResult, Converted,
+from nnlite_tui.core.outcomes import (BenchJob, Cancelled, Converted,
                                       Failed, Outcome, Retry, Skipped, StageError, combine_device_results,
                                       conversion_of)
 from nnlite_tui.core.run.recovery import RecoveryPolicy, ReexecRequested
-from nnlite_tui.core.report.document import build_report, write_json_atomic
-from nnlite_tui.core.run_dir import artifact_path, log_path, report_path
+from nnlite_tui.core.run.report_writer import ReportWriter
+from nnlite_tui.core.run_dir import artifact_path, log_path
 from nnlite_tui.core.run.resume import models_to_do
+from nnlite_tui.core.run.unit_faults import run_unit
 from nnlite_tui.core.run_dir import PID_FILE
 from nnlite_tui.core.run.watch import RunWatch
 from nnlite_tui.core.run.scheduling import SHARED, WorkQueue
@@ -72,6 +73,7 @@ class Pipeline(DeviceWork):
         self.run_dir = Path(cfg.out)
         self.run_id = (store.get_config() or {}).get("run_id", "run")
         self.isolation = HostIsolation(converter, cfg.bench.threads, method=cfg.isolation)
+        self.reports = ReportWriter(cfg, self.run_id, store, self.devices, self.isolation, converter)
         for device in devices:
             if device.kind == "host" and self.isolation.pins_benchmark:
                 device.pin_cpus(self.isolation.bench_cpus)
@@ -79,6 +81,7 @@ class Pipeline(DeviceWork):
         cache_dir = Path(converter.cache.root)
         self.disk = DiskGuard([self.run_dir, cache_dir], self.emit, min_free_bytes=cfg.min_free_bytes,
                               cache_dir=cache_dir)
+        self.disk.on_expired = lambda: self.control.request_stop(now=False)
         self.reporter: Reporter = MultiReporter()  # nobody listens before run()
         self.control = Control()
         self.recovery = RecoveryPolicy(cfg, self.reporter, self.control.stop_now, list(self.devices))
@@ -86,6 +89,11 @@ class Pipeline(DeviceWork):
         self.references = {serial: ReferenceClock(started=time.monotonic()) for serial in self.devices}
 
     # ----- the run -----
+    def _costs_known(self, costs: dict[str, float]) -> None:
+        self.work.set_costs(costs)
+        for name, cost in costs.items():  # the console's ETA prices what remains with them
+            self.emit(ConversionCost(model=name, seconds=cost))
+
     def run(self, reporter: Reporter, control: Control) -> RunOutcome:
         self.reporter, self.control = reporter, control
         self.recovery = RecoveryPolicy(self.cfg, reporter, control.stop_now, list(self.devices))
@@ -95,7 +103,8 @@ class Pipeline(DeviceWork):
         pid_path.write_text(str(os.getpid()))
         channel = ControlChannel(self.run_dir)
         channel.skip_existing()
-        queued = models_to_do(self.store, list(self.specs.values()), retry_failed=self.cfg.retry_failed)
+        queued = models_to_do(self.store, list(self.specs.values()), retry_failed=self.cfg.retry_failed,
+                              warn=lambda msg: self.emit(Recovery(action="remeasure", target="report", detail=msg)))
         resumed = len(queued) < len(self.order) or any((self._record(n).get("attempts") or 0) > 0 for n in queued)
         self.emit(RunStarted(run_dir=str(self.run_dir), models=tuple(self.order), devices=tuple(self.devices),
                              resumed=resumed, holds_conversions=self.isolation.method == "pause"
@@ -112,7 +121,7 @@ class Pipeline(DeviceWork):
         # Costliest conversions first (conversion_cost.py); the first ones wait for a ranking.
         self._ranked = threading.Event()
         threading.Thread(target=rank_conversions, args=([self.specs[n] for n in queued], self.converter,
-                                                        self.work.set_costs, self._ranked),
+                                                        self._costs_known, self._ranked),
                          kwargs={"stop": control.stop_now}, daemon=True, name="rank-conversions").start()
         threads = [threading.Thread(target=self._guard, args=(self._convert_loop,), name=f"convert-{i}",
                                     daemon=True) for i in range(self.converter.n_workers)]
@@ -156,7 +165,20 @@ class Pipeline(DeviceWork):
             if control.stopping:  # asked to stop while we waited: leave it queued for the next run
                 self.work.release_slot(name)
                 return
-            self._convert(self.specs[name])
+            run_unit(name, lambda: self._convert(self.specs[name]), disk=self.disk,
+                     requeue=lambda: self._requeue_unit(name), fail=lambda why: self._fail_alone(name, why))
+
+    def _requeue_unit(self, name: str) -> None:
+        """Back to the queue after the disk refused its files, the attempt not counted (unit_faults.py)."""
+        attempts = max(0, int(self._record(name).get("attempts") or 0) - 1)
+        self.work.release_slot(name)
+        self.disk.wait_for_room(self.control.stop_after_current)  # its state can only be saved once there is room
+        self.store.transition(name, "queued", attempts=attempts)
+        self.emit(ModelStatus(model=name, status="queued", attempt=attempts))
+        self.work.requeue(name)
+
+    def _fail_alone(self, name: str, why: str) -> None:
+        self._finish(name, "failed", error=StageError(stage="files", type="OSError", message=why))
 
     def _convert(self, spec: ModelSpec) -> None:
         name = spec.name
@@ -196,7 +218,7 @@ class Pipeline(DeviceWork):
             threading.Timer(outcome.after_s, self.work.requeue, args=(name,)).start()
         elif isinstance(outcome, Failed):
             for target in self._targets():
-                self._write_report(spec, target, conversion=result, bench=None, error=outcome.error)
+                self.reports.write(spec, target, conversion=result, bench=None, error=outcome.error)
             self._finish(name, "failed", error=outcome.error)
 
     def _device_result(self, name: str, key: str, result: dict[str, Any]) -> None:
@@ -207,23 +229,6 @@ class Pipeline(DeviceWork):
         if overall is not None:
             self._finish(name, overall.status, median_ms=overall.median_ms, error=overall.error,
                          device=result.get("device"), flags=overall.flags)
-
-    def _write_report(self, spec: ModelSpec, serial: str, *, conversion: ConversionResult | None,
-                      bench: BenchResult | None, error: StageError | None, device_info=None) -> Path:
-        if not device_info:
-            device = self.devices.get(serial) or next(iter(self.devices.values()))
-            device_info = device.info()
-        settings = {**self.cfg.bench.to_dict(), "rounds": self.cfg.rounds, "max_rounds": self.cfg.max_rounds,
-                    "per_round": per_round(self.cfg.bench, self.cfg.rounds).to_dict()}
-        report = build_report(spec=spec, conversion=conversion, bench=bench, device=device_info,
-                              settings=settings, run_id=self.run_id, error=error,
-                              attempts=int(self._record(spec.name).get("attempts", 1)),
-                              isolation=self.isolation.describe() if device_info.get("kind") == "host" else None,
-                              tool_versions=self.converter.versions_of(spec.runtime))
-        path = report_path(self.run_dir, spec.name, device_info.get("serial", serial), self.cfg.bench.backend)
-        write_json_atomic(path, report)
-        self.store.update(spec.name, report=str(path))
-        return path
 
     # ----- state transitions -----
     def emit(self, event: Event) -> None:

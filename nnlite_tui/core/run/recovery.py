@@ -60,7 +60,7 @@ class RecoveryPolicy:
         with self._lock:
             self.faults[device.serial] = 0
 
-    def device_fault(self, device: Device, err: DeviceError) -> None:
+    def device_fault(self, device: Device, err: Exception) -> None:
         with self._lock:
             level = self.faults.get(device.serial, 0) + 1
             self.faults[device.serial] = level

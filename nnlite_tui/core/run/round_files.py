@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from nnlite_tui.core.outcomes import BenchResult
-from nnlite_tui.core.report.document import write_json_atomic
+from nnlite_tui.core.json_file import write_json_atomic
 from nnlite_tui.core.run_dir import report_filename
 
 ROUNDS_DIR = "rounds"

@@ -34,8 +34,13 @@ class RunWatch:
         was_paused = control.paused
         while True:
             for command, model in self.channel.poll():
-                control.apply(command, model)
+                control.command(command, model)
+            # Every operator's command, from this process's console or the channel, goes to the event
+            # log: an attached console's history, and `status`, show skips and retries too.
+            for command, model in control.take_notes():
                 self.emit(RunControl(action=command, model=model))
+                if command in ("pause", "resume"):
+                    was_paused = command == "pause"
             if control.paused != was_paused:
                 was_paused = control.paused
                 self.emit(RunControl(action="pause" if was_paused else "resume"))

@@ -17,8 +17,10 @@ the failure for that model alone. Filtering by parameter count needs torch: the 
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import importlib.machinery
+import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -32,6 +34,10 @@ DEFAULT_IN_SHAPE = (1, 3, 32, 32)
 DEFAULT_NUM_CLASSES = 10
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _IDENT = re.compile(r"^[A-Za-z_]\w*$")
+# A model's name becomes file names in the run (reports/<unit>__<serial>__<backend>.json, logs/,
+# artifacts/), with suffixes up to ~100 bytes ("@dynamic-int8@executorch", an adb serial, ".corrupt"):
+# a longer name could not make them on a file system whose names stop at 255 bytes.
+MAX_NAME_BYTES = 150
 
 Warn = Callable[[str], None]
 
@@ -124,14 +130,75 @@ def _one_source(source: str, shape, num_classes, dataset, warn: Warn) -> list[Mo
             return _tree(lemur.LemurTree(path, warn), None, shape, num_classes, dataset)
         if (root := _tree_of_nn_dir(path)) is not None:
             return _tree(lemur.LemurTree(root, warn), None, shape, num_classes, dataset)
-        files = sorted(p for p in path.glob("*.py") if not p.name.startswith("_"))
+        files = usable_model_files(path.glob("*.py"), warn)
         return [s for s in (_dir_file(p, shape, num_classes, warn) for p in files) if s is not None]
     if path.suffix != ".py":
         raise SourceError(f"not a directory or a .py file: {source}")
+    problem = file_problem(path)
+    if problem is not None:
+        raise SourceError(f"{_shown(path)}: {problem}")
     if (root := _tree_of_nn_dir(path.parent)) is not None:
         return _tree(lemur.LemurTree(root, warn), [path], shape, num_classes, dataset)
     spec = _dir_file(path, shape, num_classes, warn, explicit=True)
     return [spec] if spec is not None else []
+
+
+def usable_model_files(candidates: Iterable[Path], warn: Warn) -> list[Path]:
+    """The model files among `candidates` (sorted, "_" files left out); every other entry is skipped
+    with one warning naming it, so that one bad entry never stops discovery or the run."""
+    out = []
+    for p in sorted(candidates):
+        if p.name.startswith("_"):
+            continue
+        problem = file_problem(p)
+        if problem is None:
+            out.append(p)
+        else:
+            warn(f"{_shown(p)}: skipped ({problem})")
+    return out
+
+
+def file_problem(path: Path) -> str | None:
+    """Why `path` cannot be a model file (a name that cannot make the run's file names, a link to
+    nothing or a loop, not a readable regular file), or None."""
+    try:
+        path.name.encode("utf-8")
+    except UnicodeEncodeError:
+        return "its name is not valid UTF-8; rename the file"
+    if len(path.stem.encode("utf-8")) > MAX_NAME_BYTES:
+        return (f"its name is {len(path.stem.encode('utf-8'))} bytes long, more than the {MAX_NAME_BYTES} "
+                "a run can make file names from; rename the file")
+    try:
+        path.stat()
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a loop of symbolic links"
+        if exc.errno == errno.ENOENT and path.is_symlink():
+            return f"a symbolic link to nothing ({os.readlink(path)})"
+        return exc.strerror or str(exc)
+    if not path.is_file():
+        return "not a regular file"
+    if not os.access(path, os.R_OK):
+        return "not readable (permission denied)"
+    return None
+
+
+def _hyperparameters_problem(path: Path) -> str:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if re.search(r"^def supported_hyperparameters\b", text, re.MULTILINE) is None:
+        return "no supported_hyperparameters()"
+    return "supported_hyperparameters() not a literal"
+
+
+def _may_define_net(path: Path) -> bool:
+    """False only when the file certainly has no `Net`: the name appears nowhere, and no `import *`."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return re.search(r"\bNet\b", text) is not None or re.search(r"import\s+\*", text) is not None
+
+
+def _shown(path: Path) -> str:
+    """A path as text that any terminal and any UTF-8 file can take (undecodable bytes escaped)."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def _tree_of_nn_dir(path: Path) -> Path | None:
@@ -142,13 +209,19 @@ def _tree_of_nn_dir(path: Path) -> Path | None:
 
 
 def _dir_file(path: Path, shape, num_classes, warn: Warn, explicit: bool = False) -> ModelSpec | None:
-    mf = lemur.read_model_file(path)
+    try:
+        mf = lemur.read_model_file(path)
+    except OSError as exc:  # removed or made unreadable since it was listed
+        warn(f"{_shown(path)}: skipped ({exc.strerror or exc})")
+        return None
     if mf.error is not None:
         warn(f"{path}: {mf.error}")
         return _unparsed(mf, shape, num_classes)
     if not mf.has_net and not explicit:
         warn(f"{path}: skipped (no class Net)")
         return None
+    if not mf.has_net and not _may_define_net(path):
+        raise SourceError(f"{_shown(path)}: no class Net (a LEMUR model file defines `class Net(nn.Module)`)")
     notes = []
     in_shape = shape or mf.default_in_shape or DEFAULT_IN_SHAPE
     if shape is None:
@@ -156,6 +229,8 @@ def _dir_file(path: Path, shape, num_classes, warn: Warn, explicit: bool = False
     if num_classes is None:
         notes.append(f"default {DEFAULT_NUM_CLASSES} classes")
     prm, defaulted = lemur.fill_prm(mf.hyperparameters, {})
+    if mf.hyperparameters is None:  # said, not only noted in the report: the model gets guessed values
+        warn(f"{_shown(path)}: {_hyperparameters_problem(path)}; built with prm {prm}")
     return ModelSpec(
         name=path.stem, kind="lemur", file=str(path), sha256=mf.sha256, in_shape=tuple(in_shape),
         out_shape=(num_classes or DEFAULT_NUM_CLASSES,), prm=prm,
@@ -172,17 +247,23 @@ def _unparsed(mf: lemur.ModelFile, shape, num_classes) -> ModelSpec:
 
 def _defaulted_note(mf: lemur.ModelFile, defaulted: list[str]) -> str:
     if mf.hyperparameters is None:
-        return f"supported_hyperparameters() not a literal; prm defaulted: {', '.join(defaulted)}"
+        return f"{_hyperparameters_problem(mf.path)}; prm defaulted: {', '.join(defaulted)}"
     return f"prm defaulted: {', '.join(defaulted)}" if defaulted else "prm from trial"
 
 
 def _tree(tree: lemur.LemurTree, files, shape, num_classes, dataset) -> list[ModelSpec]:
     out = []
-    for path in files if files is not None else tree.model_files():
-        mf = lemur.read_model_file(path)
+    for path in files if files is not None else usable_model_files(tree.model_files(), tree.warn):
+        try:
+            mf = lemur.read_model_file(path)
+        except OSError as exc:
+            tree.warn(f"{_shown(path)}: skipped ({exc.strerror or exc})")
+            continue
         if mf.error is not None:
             tree.warn(f"{path}: {mf.error}")
             out.append(_unparsed(mf, shape, num_classes))
+        elif not mf.has_net and not _may_define_net(path):
+            tree.warn(f"{_shown(path)}: skipped (no class Net)")
         else:
             out.append(_tree_spec(tree, mf, shape, num_classes, dataset))
     return out
@@ -213,6 +294,9 @@ def _tree_spec(tree: lemur.LemurTree, mf: lemur.ModelFile, shape, num_classes, d
     hw = geo.hw or DEFAULT_IN_SHAPE[2:]
     if geo.hw is None and t.task not in lemur.TEXT_TASKS:
         notes.append(f"input size unknown ({geo.note}), used {hw[0]}x{hw[1]}")
+        if shape is None:
+            tree.warn(f"{_shown(mf.path)}: input size unknown ({geo.note}, transform {transform}); "
+                      f"converting at {hw[0]}x{hw[1]}")
     if shape is not None:
         notes.append("in_shape given by the user")
     if num_classes is not None:

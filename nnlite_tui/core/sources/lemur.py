@@ -13,6 +13,7 @@ import hashlib
 import json
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -209,11 +210,25 @@ class LemurTree:
         self._index: dict[str, list[tuple[Path, str, str, str]]] | None = None
         self._transforms: dict[str, list | str] = {}
         self._tree_sizes: tuple[tuple[int, int, int], ...] | None = None
+        # Read once per tree: a full LEMUR release has ~10,500 models and ~100,000 trial files, and the
+        # family fallback asks for the same members' trials again for every model of a family.
+        self._files: list[Path] | None = None
+        self._trials: dict[str, list[Trial]] = {}
+        self._families: dict[str, list[str]] | None = None
+        self._family_counts: dict[tuple[str, int], Counter[tuple[int, int, int]]] = {}
+        self._sizes_of: dict[tuple[str, int], frozenset[tuple[int, int, int]]] = {}
 
     def model_files(self) -> list[Path]:
-        return sorted(p for p in self.nn_dir.glob("*.py") if not p.name.startswith("_"))
+        if self._files is None:
+            self._files = sorted(p for p in self.nn_dir.glob("*.py") if not p.name.startswith("_"))
+        return list(self._files)
 
     def trials(self, nn: str) -> list[Trial]:
+        if nn not in self._trials:
+            self._trials[nn] = self._read_trials(nn)
+        return self._trials[nn]
+
+    def _read_trials(self, nn: str) -> list[Trial]:
         if self._index is None:
             self._index = {}
             entries = sorted(self.stat_dir.iterdir()) if self.stat_dir.is_dir() else []
@@ -232,7 +247,11 @@ class LemurTree:
             return Geometry(None, ds.channels, "trial names no transform")
         if transform not in self._transforms:
             path = self.transform_dir / f"{transform}.py"
-            self._transforms[transform] = parse_transform(path) if path.is_file() else f"no file {path.name}"
+            parsed = parse_transform(path) if path.is_file() else f"no file {path.name}"
+            if isinstance(parsed, str):  # said once, naming the file: the trials using it have no known size
+                self.warn(f"{path}: the transform cannot be read ({parsed}); the input size of the trials "
+                          f"that use it is unknown")
+            self._transforms[transform] = parsed
         return apply_transform(self._transforms[transform], ds)
 
     def family_sizes(self, nn: str, channels: int, hw: tuple[int, int]) -> tuple[tuple[int, int, int], ...]:
@@ -240,23 +259,38 @@ class LemurTree:
         of its family (the same name without the trailing hash or number) used, smallest first; if the
         family has none, the next larger size any model of the tree learned at."""
         family = _FAMILY_SUFFIX.sub("", nn)
-        members = [p.stem for p in self.model_files() if p.stem != nn and _FAMILY_SUFFIX.sub("", p.stem) == family]
-        sizes = self._sizes(members, channels, hw)
+        if self._families is None:
+            self._families = {}
+            for p in self.model_files():
+                self._families.setdefault(_FAMILY_SUFFIX.sub("", p.stem), []).append(p.stem)
+        # How many members learned at each size, counted once per family: a family of thousands (ga-*)
+        # would otherwise be walked again for each of its members.
+        fkey = (family, channels)
+        if fkey not in self._family_counts:
+            self._family_counts[fkey] = Counter(s for m in self._families.get(family, [])
+                                                for s in self._member_sizes(m, channels))
+        own = self._member_sizes(nn, channels) if nn in self._families.get(family, ()) else frozenset()
+        counts = self._family_counts[fkey]
+        sizes = _larger(tuple(s for s, n in counts.items() if n - (s in own) > 0), hw)
         if not sizes:
             if self._tree_sizes is None:
-                self._tree_sizes = self._sizes([p.stem for p in self.model_files()], channels, (0, 0))
+                self._tree_sizes = _larger(tuple({s for p in self.model_files()
+                                                  for s in self._member_sizes(p.stem, channels)}), (0, 0))
             sizes = tuple(s for s in self._tree_sizes if s[1] * s[2] > hw[0] * hw[1])[:1]
         return sizes
 
-    def _sizes(self, names: list[str], channels: int, hw: tuple[int, int]) -> tuple[tuple[int, int, int], ...]:
-        sizes = set()
-        for name in names:
+    def _member_sizes(self, name: str, channels: int) -> frozenset[tuple[int, int, int]]:
+        """The (channels, H, W) at which one model's image-classification trials succeeded."""
+        key = (name, channels)
+        if key not in self._sizes_of:
+            sizes = set()
             for t in self.trials(name):
                 if t.task == PREFERRED_TASK and t.dataset in DATASETS and succeeded(t):
                     g = self.geometry(t.values.get("transform"), t.dataset)
-                    if g.hw is not None and g.channels == channels and g.hw[0] * g.hw[1] > hw[0] * hw[1]:
+                    if g.hw is not None and g.channels == channels:
                         sizes.add((channels, *g.hw))
-        return tuple(sorted(sizes, key=lambda s: (s[1] * s[2], s)))
+            self._sizes_of[key] = frozenset(sizes)
+        return self._sizes_of[key]
 
     def choose(self, nn: str, dataset: str | None = None) -> Choice | None:
         """The trial whose configuration is converted: the input size comes from the model's own
@@ -285,6 +319,11 @@ class LemurTree:
         rows.sort(key=lambda r: r[0])
         best, geo = _most_common_size(rows)
         return Choice(best, geo, len(rows), _alternatives(best, geo, rows))
+
+
+def _larger(sizes: tuple[tuple[int, int, int], ...], hw: tuple[int, int]) -> tuple[tuple[int, int, int], ...]:
+    """The sizes above `hw` in area, smallest first."""
+    return tuple(sorted((s for s in sizes if s[1] * s[2] > hw[0] * hw[1]), key=lambda s: (s[1] * s[2], s)))
 
 
 def _group(best: Trial, rows, channels: int):

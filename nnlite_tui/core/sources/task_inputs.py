@@ -11,7 +11,6 @@ import inspect
 from dataclasses import dataclass
 from typing import Any
 
-IMAGE_TASKS = ("img-classification", "img-segmentation", "obj-detection", "img-super-resolution")
 CAPTIONING, TEXT_GENERATION = "img-captioning", "txt-generation"
 TEXT_TO_IMAGE = ("txt-image", "text-to-image")
 DEFAULT_VOCAB = 10000
@@ -20,7 +19,6 @@ TEXT_TOKENS = 32
 DEFAULT_LATENT = 100
 _IMAGE_NAMES = frozenset({"image", "images", "img", "imgs"})
 _NOISE_NAMES = ("noise", "z", "latent", "latents", "eps")
-_TEXT_NAMES = ("text", "tokens", "token_ids", "input_ids", "captions", "caption", "prompt", "x", "ids")
 
 
 @dataclass(frozen=True)

@@ -46,14 +46,14 @@ def model_of(name: str, precision: str = "fp32", runtime: str = DEFAULT_RUNTIME)
 def parse_unit(name: str) -> tuple[str, str, str]:
     """(model, runtime, precision) of a unit's name, by its suffixes (a model named `x@y` with `y` no
     runtime or precision keeps its whole name)."""
-    from nnlite_tui.core.runtimes import RUNTIMES
+    from nnlite_tui.core.runtimes import runtime_names
 
     model, precision, runtime = name, "fp32", DEFAULT_RUNTIME
     head, sep, tail = model.rpartition("@")
     if sep and tail in PRECISIONS:
         model, precision = head, tail
     head, sep, tail = model.rpartition("@")
-    if sep and tail in RUNTIMES:
+    if sep and tail in runtime_names():
         model, runtime = head, tail
     return model, runtime, precision
 

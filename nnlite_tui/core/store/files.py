@@ -34,6 +34,30 @@ class StoreError(Exception):
         self.message = message
         super().__init__(f"{self.path}: {message}")
 
+    @property
+    def exit_code(self) -> int:
+        """The CLI's exit code (errors.py): a disk that refused a write is the disk's fault, not the state's."""
+        from nnlite_tui.errors import is_disk_error
+        from nnlite_tui.exit_codes import ExitCode
+
+        return ExitCode.DISK if is_disk_error(self) else ExitCode.STATE
+
+
+class RunLocked(StoreError):
+    """Another process holds the run directory's writer lock; `pid` names it when it can be read."""
+
+    def __init__(self, path: str | Path, pid: int | None):
+        self.pid = pid
+        who = f"another nnlite process (pid {pid})" if pid else "another nnlite process"
+        super().__init__(Path(path).parent, f"{who} is writing this run; wait for it to end, watch it with "
+                                            f"`nnlite status` or `nnlite tui`, or use another --out")
+
+    @property
+    def exit_code(self) -> int:
+        from nnlite_tui.exit_codes import ExitCode
+
+        return ExitCode.BUSY
+
 
 class JournalGap(Exception):
     """The journals do not continue state.json: a compaction raced a reader, or entries are lost."""

@@ -27,10 +27,12 @@ from typing import Any
 from nnlite_tui import __version__
 from nnlite_tui.core.disk import fsync_path
 from nnlite_tui.core.events import STATUSES, TERMINAL
+from nnlite_tui.errors import environment_cause
 from nnlite_tui.core.store.files import (
     SCHEMA_VERSION,
     AtomicJSONStorage,
     JournalGap,
+    RunLocked,
     StoreError,
     fdatasync,
     journal_path,
@@ -325,6 +327,8 @@ class RunStore:
                 if due:
                     self._compact()
             except StoreError as exc:
+                if environment_cause(exc) is not None:  # full, read-only, I/O: the records stay dirty, written once it takes them
+                    continue  # a transition's own append raises it to the run, which pauses (run/unit_faults.py)
                 self._error = exc  # the next call raises it: a run must not go on with state it cannot save
                 return
 
@@ -335,8 +339,14 @@ class RunStore:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
+            pid = _read_pid(fd)
             os.close(fd)
-            raise StoreError(self.path, "another process is writing this run; read it with load_snapshot()") from None
+            raise RunLocked(self.path, pid) from None
+        try:  # the holder's pid, so that a second writer can name it
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        except OSError:
+            pass  # only the message of a second writer loses the pid; the lock itself holds
         return fd
 
     def _release(self) -> None:
@@ -344,6 +354,14 @@ class RunStore:
             if fd is not None:
                 os.close(fd)
         self._journal_fd = self._lock_fd = None
+
+
+def _read_pid(fd: int) -> int | None:
+    try:
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
 
 
 def _check_status(status: str) -> None:

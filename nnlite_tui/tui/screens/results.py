@@ -7,7 +7,9 @@ from its report, in a thread worker, a bounded number per refresh.
 
 from __future__ import annotations
 
-from textual import work
+import math
+
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -15,13 +17,18 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from nnlite_tui.tui.failure import cause_line
+from nnlite_tui.core.text_safety import printable
 from nnlite_tui.tui.formatting import line, milliseconds, sig3
 from nnlite_tui.core.names import short_name
-from nnlite_tui.tui.results import ParamCache, device_figures, failure_groups, failures_by_stage, scatter
+from nnlite_tui.tui.results import (ParamCache, Point, device_figures, failure_groups, failures_by_stage,
+                                    scatter)
 from nnlite_tui.tui.state import RunView
 
 REFRESH_SECONDS = 1.0
-READS_PER_REFRESH = 200  # reports read per refresh: a 10,000-model run fills in over a minute
+# Parameter counts taken per refresh, from the run's report index (no report opened): a 10,000-model
+# run fills in two refreshes (bench/results_scale.py).
+READS_PER_REFRESH = 5000
 BAR_WIDTH = 30
 ERRORS_PER_STAGE = 3  # the commonest errors listed under a stage's bar
 EXAMPLE_WIDTH = 24  # a unit that had the error
@@ -34,14 +41,28 @@ def count_text(value: float) -> str:
     return f"{value:.0f}"
 
 
+def cell_of(point: Point, ranges: tuple[float, float, float, float], width: int, height: int) -> tuple[int, int]:
+    """(row, column) of `point` in scatter()'s grid (the same mapping)."""
+    x0, x1, y0, y1 = (math.log10(v) for v in ranges)
+    x1, y1 = (x1 if x1 > x0 else x0 + 1), (y1 if y1 > y0 else y0 + 1)
+    column = min(width - 1, int((math.log10(point.params) - x0) / (x1 - x0) * (width - 1) + 0.5))
+    row = min(height - 1, int((math.log10(point.median_ms) - y0) / (y1 - y0) * (height - 1) + 0.5))
+    return height - 1 - row, column
+
+
 class ResultsScreen(Screen):
-    BINDINGS = [Binding("escape,q,g", "app.pop_screen", "Back")]
+    BINDINGS = [Binding("escape,q,v", "app.pop_screen", "Back"),
+                Binding("left,h", "move_point(-1)", "Previous point"),
+                Binding("right,l", "move_point(1)", "Next point")]
 
     def __init__(self, view: RunView, cache: ParamCache) -> None:
         super().__init__()
         self.view = view
         self.cache = cache  # kept by the app: reopening the screen does not read the reports again
         self._shown: dict[str, str] = {}  # pane id -> the markup on screen
+        self.cursor: str | None = None  # the unit named under the plot's cursor
+        self._cells: dict[tuple[int, int], list[Point]] = {}  # the plot's cells -> their points, as drawn
+        self._points: list[Point] = []  # as drawn, fewest parameters first
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="results"):
@@ -81,22 +102,65 @@ class ResultsScreen(Screen):
         plot = self.query_one("#results-plot")
         width = max(20, plot.content_region.width - 10)
         height = max(5, plot.content_region.height - 4)
-        points = self.cache.points(rows)
-        grid, (x0, x1, y0, y1) = scatter(points, width, height)
+        points = sorted(self.cache.points(rows), key=lambda p: (p.params, p.median_ms, p.name))
+        grid, ranges = scatter(points, width, height)
+        x0, x1, y0, y1 = ranges
+        self._points = points
+        self._cells = {}
+        for point in points:
+            self._cells.setdefault(cell_of(point, ranges, width, height), []).append(point)
+        if points and self.cursor not in {p.name for p in points}:
+            self.cursor = points[-1].name  # the largest model: where a reader looks first
+        marked = next((cell for cell, held in self._cells.items() if any(p.name == self.cursor for p in held)), None)
+        middle = (height - 1) // 2
         lines = []
         for i, row in enumerate(grid):
-            label = milliseconds(y1) if i == 0 else milliseconds(y0) if i == height - 1 else ""
-            lines.append(line((f"{label:>9}│", "dim"), (row, "$primary")))
+            # log axis: the middle row is the geometric mean of the ends
+            label = milliseconds(y1) if i == 0 else milliseconds(y0) if i == height - 1 else \
+                milliseconds(math.sqrt(y0 * y1)) if i == middle and points else ""
+            if marked is not None and marked[0] == i:
+                c = marked[1]
+                lines.append(line((f"{label:>9}│", "dim"), (row[:c], "$primary"), ("◆", "bold reverse $accent"),
+                                  (row[c + 1:], "$primary")))
+            else:
+                lines.append(line((f"{label:>9}│", "dim"), (row, "$primary")))
         lines.append(Content.styled(" " * 9 + "└" + "─" * width, "dim"))
         if points:
             left, right = count_text(x0), count_text(x1)
             lines.append(Content.styled(" " * 10 + left + " " * max(1, width - len(left) - len(right)) + right, "dim"))
+        under = next((p for p in points if p.name == self.cursor), None)
+        if under is not None:
+            lines.append(line(("◆ ", "bold $accent"), (short_name(under.name, max(16, width - 40)), "bold"),
+                              f"  {count_text(under.params)} parameters  median {milliseconds(under.median_ms)}",
+                              ("   ← → or the mouse: another point", "dim")))
         done = sum(1 for r in rows if r.status == "done")
         note = f"{len(points)} of {done} done models plotted"
         if unread:
             note += f"; reading {unread} reports"
         lines.append(Content.styled(note + "   · 1  • 2-3  ● 4-7  █ 8+ models per cell", "dim"))
         return Content("\n").join(lines)
+
+    def action_move_point(self, step: int) -> None:
+        names = [p.name for p in self._points]
+        if not names:
+            return
+        i = names.index(self.cursor) if self.cursor in names else len(names) - 1
+        self.cursor = names[max(0, min(len(names) - 1, i + step))]
+        self.refresh_results()
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        """The point nearest the mouse, when it is over the plot's cells."""
+        plot = self.query_one("#results-plot")
+        offset = event.get_content_offset(plot)
+        if offset is None or not self._cells:
+            return
+        at = (offset.y, offset.x - 10)  # the 9-character axis label and the axis line
+        cell = min(self._cells, key=lambda c: (c[0] - at[0]) ** 2 + ((c[1] - at[1]) / 2) ** 2)
+        if abs(cell[0] - at[0]) <= 2 and abs(cell[1] - at[1]) <= 4:
+            name = self._cells[cell][0].name
+            if name != self.cursor:
+                self.cursor = name
+                self.refresh_results()
 
     def failures_content(self, rows) -> Content:
         """A bar per stage, and under it its commonest errors: how many, what, and one unit that had it."""
@@ -112,9 +176,10 @@ class ResultsScreen(Screen):
                               str(count)))
             shown = groups.get(stage, [])[:ERRORS_PER_STAGE]
             for group in shown:
-                example = short_name(group.example, EXAMPLE_WIDTH)
+                example = short_name(printable(group.example), EXAMPLE_WIDTH)
                 room = width - 8 - len(example) - 2
-                message = group.message if len(group.message) <= room else group.message[:max(1, room - 1)] + "…"
+                cause = cause_line(f"{stage}: {printable(group.message)}").removeprefix(f"{stage}: ")  # the class last
+                message = cause if len(cause) <= room else cause[:max(1, room - 1)] + "…"
                 lines.append(line(f"{group.count:>6}  ", message.ljust(room) + "  ", (example, "dim")))
             others = len(groups.get(stage, [])) - len(shown)
             if others > 0:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import time
 
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.geometry import Region
@@ -14,11 +15,14 @@ from textual.widget import Widget
 
 from nnlite_tui.core.events import DeviceState, Event, ModelStatus, Recovery, RunControl, RunFinished, RunStarted
 from nnlite_tui.core.names import short_name
+from nnlite_tui.tui.failure import cause_line
+from nnlite_tui.core.text_safety import printable
 from nnlite_tui.tui.state import RunView
 from nnlite_tui.tui.widgets.borders import set_border_text
 
 TARGET_WIDTH = 20  # a long target (a device path, a unit's name) keeps its start and its end
 NAME_WIDTH = 28  # a unit's name in a line about it (the rest of the line says what happened)
+FAILED_NAME_WIDTH = 18  # ... about its failure: the cause needs the room
 SHOWN = 100  # newest events on screen; the whole history is in events.jsonl (nnlite status)
 SEVERITY_STYLE = {"info": "$text-muted", "warning": "$warning", "error": "$error"}
 
@@ -37,8 +41,10 @@ def severity(event: Event) -> str:
     return "info"
 
 
-def describe(event: Event, now: float) -> str:
-    """The text of one notable event, on one line (the pane cuts it to its width)."""
+def describe(event: Event, now: float, whole: bool = False) -> str:
+    """The text of one notable event, on one line (the pane cuts it to its width); `whole`: names
+    uncut and a failure's cause with its full first lines."""
+    name_width = 10_000 if whole else NAME_WIDTH
     if isinstance(event, Recovery):
         text = f"{event.action} {short_name(event.target, TARGET_WIDTH)}"
         if event.countdown_s is not None:
@@ -47,12 +53,15 @@ def describe(event: Event, now: float) -> str:
         detail = " ".join(event.detail.split())  # multi-line details (tracebacks, paths) on one line
         return f"{text}  {detail}".rstrip()
     if isinstance(event, ModelStatus):
-        error = " ".join((event.error or "").split())
-        return f"failed {short_name(event.model, NAME_WIDTH)} (try {event.attempt}): {error}".rstrip(": ")
+        error = " ".join((event.error or "").split()) if whole else cause_line(event.error)
+        # The cause after a shorter name: in a narrow pane the name took the whole line.
+        name = short_name(event.model, name_width if whole else FAILED_NAME_WIDTH)
+        tries = f" (try {event.attempt})" if event.attempt > 1 or whole else ""
+        return f"failed {name}{tries}: {error}".rstrip(": ")
     if isinstance(event, DeviceState):
         return f"device {event.serial} {event.state} {event.detail}".rstrip()
     if isinstance(event, RunControl):
-        model = short_name(event.model, NAME_WIDTH) if event.model else ""
+        model = short_name(event.model, name_width) if event.model else ""
         return f"operator: {event.action.replace('_', ' ')} {model}".rstrip()
     if isinstance(event, RunStarted):
         word = "resumed" if event.resumed else "started"
@@ -112,11 +121,13 @@ class EventLines(Widget):
         return Strip.blank(self.size.width, self.visual_style.rich_style)
 
 
-class EventsPane(Vertical):
+class EventsPane(Vertical, can_focus=True):
     """The newest events that fit; older ones are in events.jsonl (`nnlite status`).
 
     The body has a fixed size, so an update repaints this pane alone (no layout pass).
     """
+
+    BINDINGS = [Binding("enter", "app.show_events", "Whole lines", show=False)]
 
     def __init__(self, view: RunView, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -142,7 +153,7 @@ class EventsPane(Vertical):
             return cached[1]
         style = SEVERITY_STYLE.get(severity(event), "$foreground")
         stamp = clock_time(event.ts) + " "
-        text = describe(event, now)
+        text = printable(describe(event, now))
         room = max(8, width - len(stamp))
         if len(text) > room:
             text = text[:room - 1] + "…"
@@ -171,5 +182,5 @@ class EventsPane(Vertical):
         lines = [self.line(event, now, width or 60) for event in itertools.islice(self.view.notable, shown)]
         errors = sum(1 for e in self.view.notable if severity(e) == "error")
         title = f"Events {len(self.view.notable)}" + (f"  errors {errors}" if errors else "")
-        set_border_text(self, title)
+        set_border_text(self, title, "E: whole lines")
         self.body.show(lines or [self._none])

@@ -24,6 +24,7 @@ from textual.markup import escape
 from textual.strip import Strip
 
 from nnlite_tui.core.names import cut_end, short_name
+from nnlite_tui.core.text_safety import printable
 from nnlite_tui.tui.state import LOG_LINES_PER_MODEL, RunView
 from nnlite_tui.tui.widgets.borders import set_border_text
 from nnlite_tui.tui.widgets.frame_view import FrameView
@@ -34,7 +35,7 @@ CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
 
 def clean(line: str) -> str:
     """One printable line: tabs expanded, terminal escapes and control characters dropped."""
-    return CONTROL.sub("", line.expandtabs(4))[:MAX_WIDTH]
+    return printable(CONTROL.sub("", line.expandtabs(4)))[:MAX_WIDTH]
 
 
 class LogPane(FrameView, can_focus=True):
@@ -51,6 +52,9 @@ class LogPane(FrameView, can_focus=True):
         Binding("pagedown", "scroll_lines(10)", "Page down", show=False),
         Binding("home", "scroll_lines(-1000)", "Oldest", show=False),
         Binding("end", "scroll_lines(1000)", "Newest", show=False),
+        Binding("left,h", "scroll_columns(-8)", "Left", show=False),
+        Binding("right,l", "scroll_columns(8)", "Right", show=False),
+        Binding("w", "toggle_wrap", "Wrap", show=False),
     ]
 
     def __init__(self, view: RunView, **kwargs) -> None:
@@ -63,6 +67,9 @@ class LogPane(FrameView, can_focus=True):
         self._frame: tuple[int, int, int, int, Style] | None = None  # width, height, scroll x and y, style: while a frame is drawn
         self._strips: dict[tuple[str, int], Strip] = {}  # (line, scroll x) -> the drawn line
         self._strips_key: tuple | None = None
+        self.wrap = False  # long lines (a traceback's last line) folded onto the next rows instead of cut
+        self._written = 0  # lines written since the last clear: the wrapped rows are rebuilt after a change
+        self._rows: tuple[tuple, list[str]] = ((), [])
 
     def on_mount(self) -> None:
         self.update_title()
@@ -80,6 +87,32 @@ class LogPane(FrameView, can_focus=True):
     def line_count(self) -> int:
         return len(self.lines)
 
+    def rows(self) -> list[str] | deque[str]:
+        """What the pane shows, one entry a screen row: the lines, or (wrap) their pieces."""
+        if not self.wrap:
+            return self.lines
+        width = max(8, self.scrollable_content_region.width)
+        key = (self._written, len(self.lines), width)
+        if self._rows[0] != key:
+            rows = [line[i:i + width] for line in self.lines for i in range(0, max(1, len(line)), width)]
+            self._rows = (key, rows[-LOG_LINES_PER_MODEL:])
+        return self._rows[1]
+
+    def action_toggle_wrap(self) -> None:
+        self.wrap = not self.wrap
+        self.scroll_x = 0
+        self._to_end()
+        self.refresh()
+        self.update_title()
+
+    def action_scroll_columns(self, columns: int) -> None:
+        if not self.wrap:
+            longest = max(map(len, self.lines), default=0)
+            room = max(0, longest - self.scrollable_content_region.width)
+            # overflow-x is hidden (no scrollbar row): scroll_to() would not move, the attribute does
+            self.scroll_x = max(0, min(room, self.scroll_x + columns))
+            self.update_title()
+
     def action_scroll_lines(self, lines: int) -> None:
         self.scroll_y = self.validate_scroll_y(self.scroll_y + lines)
         self.update_title()
@@ -94,7 +127,7 @@ class LogPane(FrameView, can_focus=True):
 
     def validate_scroll_y(self, value: float) -> float:
         """Not above the oldest line kept (the fixed virtual height leaves blank rows there)."""
-        top = max(0, LOG_LINES_PER_MODEL - max(len(self.lines), self.scrollable_content_region.height))
+        top = max(0, LOG_LINES_PER_MODEL - max(len(self.rows()), self.scrollable_content_region.height))
         return max(top, min(value, self.max_scroll_y))
 
     def validate_scroll_target_y(self, value: float) -> float:
@@ -111,11 +144,13 @@ class LogPane(FrameView, can_focus=True):
 
     def clear(self) -> None:
         self.lines.clear()
+        self._written += 1
         self.refresh()
 
     def write_lines(self, lines: Iterable[str]) -> None:
         added = [clean(line) for line in lines]
         self.lines.extend(added)
+        self._written += 1
         if self.scroll_y < self.max_scroll_y - 0.5:  # scrolled back: the lines on screen stay there
             self.scroll_y = self.validate_scroll_y(self.scroll_y - len(added))
             self.update_title()
@@ -126,6 +161,7 @@ class LogPane(FrameView, can_focus=True):
         target = self.target
         if target != self.shown:
             self.lines.clear()
+            self._written += 1
             self.shown = target
             if target is not None:
                 self.lines.extend(clean(line) for line in self.view.log_lines(target))
@@ -141,6 +177,10 @@ class LogPane(FrameView, can_focus=True):
         """`Log: <unit>` and, while the unit converts or is benchmarked, the phase its job is in (title)
         and what its earlier phases took (subtitle)."""
         how = "picked, Esc follows in-flight" if self.picked else "following in-flight"
+        if self.wrap:
+            how = "wrapped (w)  " + how
+        elif self.is_mounted and self.scroll_x:
+            how = f"from column {round(self.scroll_x) + 1} (← →)  " + how
         back = round(self.max_scroll_y - self.scroll_y) if self.is_mounted else 0
         subtitle = (f"{back} newer lines below  " if back > 0 else "") + how
         room = (self.size.width or 120) - 8  # the border's corners and the title's padding
@@ -159,7 +199,7 @@ class LogPane(FrameView, can_focus=True):
             before = live.before()
             if before:
                 subtitle = cut_end(f"before: {before}", room - len(subtitle) - 3) + "  " + subtitle
-        set_border_text(self, escape(title), escape(subtitle))
+        set_border_text(self, escape(printable(title)), escape(subtitle))
 
     def tick(self) -> None:
         """The phase's clock runs between the job's lines."""
@@ -176,14 +216,15 @@ class LogPane(FrameView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width, height, scroll_x, scroll_y, style = self._frame or self._frame_context()
-        count = len(self.lines)
+        rows = self.rows()
+        count = len(rows)
         if count <= height:  # all fits: top-aligned, as a terminal fills
             index = y
         else:  # newest at the bottom of the fixed virtual height
             index = count - (LOG_LINES_PER_MODEL - (scroll_y + y))
         if not 0 <= index < count:
             return Strip.blank(width, style)
-        text = self.lines[index]
+        text = rows[index]
         key = (text, scroll_x)
         strip = self._strips.get(key)
         if strip is None:  # a new line moves the others up: each is drawn once, then reused

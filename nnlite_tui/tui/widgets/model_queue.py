@@ -33,8 +33,9 @@ SORTS = {
     "slowest": lambda r: (r.median_ms is None, -(r.median_ms or 0.0)),
     "attempts": lambda r: (-r.attempt, r.order),
 }
+HEADER_SORTS = {"model": "name", "status": "status", "attempt": "attempts", "median": "fastest", "error": "status"}
 REBUILD_SECONDS = 0.3  # status changes that move rows (filtered or sorted view) are gathered this long
-MODEL_WIDTH = (10, 40)  # the model column fits the longest name within these bounds
+MODEL_WIDTH = (10, 64)  # the model column fits the longest name within these bounds
 
 
 class ModelQueue(Vertical):
@@ -53,7 +54,7 @@ class ModelQueue(Vertical):
         self.sort = "queue"
         self._rebuild_pending = False
         self._colours: dict[str, str] = {}
-        self._widths = (0, 0, False)
+        self._longest = 0
         self._fitted = 0  # models whose names the column widths have seen (names never change)
         self._lower: dict[str, str] = {}  # model name -> lower case, for the name filter
 
@@ -98,25 +99,16 @@ class ModelQueue(Vertical):
         subtitle = "  ".join(parts)
         set_border_text(self, title, subtitle)
 
-    def _fit_columns(self, rows: list[ModelRow] | None = None) -> None:
-        """Model and device columns as wide as their longest entry (serials are never cut).
-
-        Without `rows`: every model not seen yet (the models of a (re)started run); a row's
-        device changes only with a status change, which passes that row."""
+    def _fit_columns(self) -> None:
+        """The model column as wide as the run's longest name (within MODEL_WIDTH), all of them
+        known when the run starts; the table decides the rest from its width."""
         low, high = MODEL_WIDTH
-        model, device, _ = self._widths
-        if rows is None:
-            models = self.view.models
-            rows = list(islice(models.values(), self._fitted, None))
-            self._fitted = len(models)
-        for row in rows:
-            model = max(model, len(row.name))
-            device = max(device, len(row.device or ""))
-        device = max([device, *map(len, self.view.devices)])
-        errors = self.view.counts()["failed"] > 0
-        if (model, device, errors) != self._widths:
-            self._widths = (model, device, errors)
-            self.table.set_widths(max(low, min(high, model)), device, errors)
+        models = self.view.models
+        longest = max([self._longest, *map(len, islice(models, self._fitted, None))])
+        self._fitted = len(models)
+        if longest != self._longest:
+            self._longest = longest
+            self.table.set_widths(max(low, min(high, longest)))
 
     def filtered(self) -> list[ModelRow]:
         """The rows that pass the filters, in queue order (the same test as matches(), for 10,000 rows at once)."""
@@ -154,7 +146,7 @@ class ModelQueue(Vertical):
         table = self.table
         moved = self.sort not in ("queue", "name")
         rows = [self.view.models[name] for name in names]
-        self._fit_columns(rows)
+        self._fit_columns()
         if not moved and (self.status_filter or self.name_filter):
             moved = any((row.name in table.index) != self.matches(row) for row in rows)
         if moved:
@@ -178,7 +170,7 @@ class ModelQueue(Vertical):
 
     @on(Input.Submitted, "#name-filter")
     def _name_done(self) -> None:
-        self.table.focus()
+        self.action_focus_table()
 
     @on(Select.Changed, "#status-filter")
     def _status_changed(self, event: Select.Changed) -> None:
@@ -186,10 +178,15 @@ class ModelQueue(Vertical):
         self.rebuild()
 
     def action_focus_filter(self) -> None:
+        self.add_class("-filtering")  # shown again where a compact layout hides the filter row
         self.query_one("#name-filter", Input).focus()
 
     def action_focus_table(self) -> None:
         self.table.focus()
+        self._filters_shown()
+
+    def _filters_shown(self) -> None:
+        self.set_class(bool(self.name_filter or self.status_filter), "-filtering")
 
     def action_cycle_status(self) -> None:
         """The next status that some model has (a 10,000-model run has most statuses empty at any time:
@@ -200,7 +197,19 @@ class ModelQueue(Vertical):
         select = self.query_one("#status-filter", Select)
         with select.prevent(Select.Changed):
             select.value = self.status_filter if self.status_filter else Select.NULL
+        self._filters_shown()
         self.rebuild()
+
+    @on(QueueTable.HeaderClicked)
+    def _header_clicked(self, event: QueueTable.HeaderClicked) -> None:
+        """Sort by the clicked column; the median's header again: the other way round."""
+        sort = HEADER_SORTS.get(event.column)
+        if sort is None:
+            return
+        if sort == "fastest" and self.sort == "fastest":
+            sort = "slowest"
+        self.sort = sort
+        self.rebuild(to_top=True)
 
     def action_cycle_sort(self) -> None:
         names = list(SORTS)

@@ -2,9 +2,9 @@
 median, the ratio to LiteRT on the same device and precision, speed-up against fp32 in the same
 runtime, and what each precision costs in accuracy against PyTorch fp32.
 
-Read from the run's reports: every unit's report names the model it measures (`model.base_name`), its
-runtime and its precision, and a derived unit's carries the `accuracy` block; a variant beyond its
-precision's tolerance shows `degraded`. The runtime columns (runtime, convert, vs LiteRT) appear when
+Read from the run's reports through core.results (found by the model they measure, `model.base_name`,
+in the run's index): each names its runtime and precision, and a derived unit's carries the `accuracy`
+block; a variant beyond its precision's tolerance shows `degraded`. The runtime columns (runtime, convert, vs LiteRT) appear when
 the model has units in more than one runtime.
 """
 
@@ -16,14 +16,14 @@ from typing import Any
 from textual.content import Content
 from textual.widgets import DataTable
 
-from nnlite_tui.core.run_dir import reports_of_model
-from nnlite_tui.core.sources.units import parse_unit
+from nnlite_tui.core.results import Report, open_results
+from nnlite_tui.core.runtimes import DEFAULT_RUNTIME, RUNTIMES
+from nnlite_tui.core.sources.units import PRECISIONS, parse_unit
 from nnlite_tui.tui.formatting import byte_size, milliseconds
 
-# The order the precisions and runtimes are listed in (core.sources.units.PRECISIONS, core.runtimes.RUNTIMES;
-# not imported: the console reads reports, it does not derive anything).
-ORDER = ("fp32", "fp16", "dynamic-int8", "int8")
-RUNTIME_ORDER = ("litert", "executorch")
+# The order the precisions and runtimes are listed in.
+ORDER = tuple(PRECISIONS)
+RUNTIME_ORDER = tuple(RUNTIMES)
 PRECISION_COLUMNS = ("precision", "device", "size", "median", "speed-up", "top-1", "cosine", "max rel err", "accuracy")
 COLUMNS = ("runtime", "precision", "device", "convert", "size", "median", "vs LiteRT", "speed-up", "top-1", "cosine",
            "max rel err", "accuracy")
@@ -42,7 +42,7 @@ class PrecisionRow:
     max_rel_err: float | None
     verdict: str | None  # "ok" | "degraded" | None (fp32, or no accuracy block)
     valid: bool
-    runtime: str = "litert"
+    runtime: str = DEFAULT_RUNTIME
     converted: str = "ok"  # "ok", or the failing stage and cause
     vs_litert: float | None = None  # this median / LiteRT's, same device and precision
 
@@ -56,10 +56,11 @@ def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def _converted(conversion: dict[str, Any]) -> str:
-    if conversion.get("ok", True):
+def _converted(report: Report) -> str:
+    conversion = report.conversion
+    if conversion.ok is not False:
         return "ok"
-    stage, cause = conversion.get("stage") or "?", conversion.get("cause")
+    stage, cause = conversion.stage or "?", conversion.cause
     return f"{stage}: {cause}" if cause and cause != f"{stage}-error" else str(stage)
 
 
@@ -67,35 +68,36 @@ def precision_rows(run_dir: str | None, model: str) -> list[PrecisionRow]:
     """Every report of `model`'s units in the run, by device, runtime, then precision."""
     if not run_dir:
         return []
+    results = open_results(run_dir)
     found = []
-    for path, report in reports_of_model(run_dir, base_of(model)):
-        file_name = path.name
-        measured = report.get("model") or {}
-        precision = str(measured.get("precision") or "fp32")
-        runtime = str(report.get("runtime") or measured.get("runtime") or "litert")
-        device = file_name[:-len(".json")].split("__", 1)[1] if "__" in file_name else "-"
-        serial = str((report.get("device") or {}).get("serial") or device.split("__")[0])
-        conversion = report.get("conversion") or {}
-        valid = bool(report.get("valid"))
-        median = _number(report.get("duration"))
-        found.append((runtime, precision, device, serial, conversion, valid, median / 1e6 if valid and median else None,
-                      report.get("accuracy") or {}))
-    fp32 = {(runtime, device): (conversion, median) for runtime, precision, device, _, conversion, _, median, _ in found
-            if precision == "fp32"}
-    litert = {(precision, serial): median for runtime, precision, _, serial, _, _, median, _ in found
-              if runtime == "litert" and median}
+    for summary in results.of_model(base_of(model)):
+        report = results.load(summary)
+        if report is None:  # being written: shown next time
+            continue
+        stem = summary.file[:-len(".json")]
+        device = stem.split("__", 1)[1] if "__" in stem else "-"
+        median = report.duration
+        found.append((report.runtime_name, report.precision, device, summary.device, report, report.valid,
+                      median / 1e6 if report.valid and median else None))
+    fp32 = {(runtime, device): (report.conversion.artifact_bytes, median)
+            for runtime, precision, device, _, report, _, median in found if precision == "fp32"}
+    litert = {(precision, serial): median for runtime, precision, _, serial, _, _, median in found
+              if runtime == DEFAULT_RUNTIME and median}
     rows = []
-    for runtime, precision, device, serial, conversion, valid, median, accuracy in found:
-        base_conversion, base_median = fp32.get((runtime, device), ({}, None))
-        size, base_size = _number(conversion.get("artifact_bytes")), _number(base_conversion.get("artifact_bytes"))
+    for runtime, precision, device, serial, report, valid, median in found:
+        base_size, base_median = fp32.get((runtime, device), (None, None))
+        size = _number(report.conversion.artifact_bytes)
+        accuracy = report.accuracy
         reference = litert.get((precision, serial))
         rows.append(PrecisionRow(
             precision=precision, device=device, size_bytes=int(size) if size is not None else None,
             size_ratio=size / base_size if size is not None and base_size else None, median_ms=median,
             speedup=base_median / median if base_median and median else None,
-            top1=_number(accuracy.get("top1_agreement")), cosine=_number(accuracy.get("cosine")),
-            max_rel_err=_number(accuracy.get("max_abs_err_rel")), verdict=accuracy.get("verdict"), valid=valid,
-            runtime=runtime, converted=_converted(conversion),
+            top1=_number(accuracy.top1_agreement) if accuracy else None,
+            cosine=_number(accuracy.cosine) if accuracy else None,
+            max_rel_err=_number(accuracy.max_abs_err_rel) if accuracy else None,
+            verdict=accuracy.verdict if accuracy else None, valid=valid,
+            runtime=runtime, converted=_converted(report),
             vs_litert=median / reference if median and reference else None))
 
     def order(r: PrecisionRow) -> tuple:

@@ -14,7 +14,9 @@ from rich.style import Style
 from textual.strip import Strip
 
 from nnlite_tui.core.names import cut_end
-from nnlite_tui.core.outcomes import without_module_path
+from nnlite_tui.core.events import TERMINAL
+from nnlite_tui.tui.failure import cause_line
+from nnlite_tui.core.text_safety import printable
 from nnlite_tui.tui.formatting import sig3
 from nnlite_tui.tui.state import ModelRow
 
@@ -36,6 +38,7 @@ class Column:
     def __init__(self, key: str, label: str, width: int, right: bool = False,
                  cut: Callable[[str, int], str] = cut_end):
         self.key, self.label, self.width, self.right, self.cut = key, label, width, right, cut
+        self.hidden = False  # a narrow terminal leaves out the columns it can spare
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,7 @@ class FrameStyle:
     even: Style
     cursor: Style
     header: Style
-    columns: tuple[tuple[int, bool], ...]
+    columns: tuple[tuple[int, bool, bool], ...]
 
     @property
     def key(self) -> tuple:
@@ -59,9 +62,11 @@ class FrameStyle:
 
 def model_cells(row: ModelRow) -> tuple[str, str, str, str, str, str]:
     """The plain text of a row's cells: model, status, try, device, median, error."""
-    error = without_module_path((row.error or "").splitlines()[0]) if row.error else \
-        " ".join(f"[{flag}]" for flag in row.flags)
-    return (row.name, row.status, str(row.attempt or ""), row.device or "",
+    error = cause_line(row.error) if row.error else " ".join(f"[{flag}]" for flag in row.flags)
+    status = row.status
+    if row.skip_asked and status not in TERMINAL:
+        status = "skipping"  # asked for; the runner skips it when it reaches it (or its stage ends)
+    return (row.name, status, str(row.attempt or ""), row.device or "",
             "" if row.median_ms is None else sig3(row.median_ms), error)
 
 
@@ -76,7 +81,9 @@ def draw_cells(columns: list[Column], cells: list[tuple[str, Style]], base: Styl
     segments = [(" ", base)]  # a margin inside the pane's border
     last = len(columns) - 1
     for n, (column, (text, style)) in enumerate(zip(columns, cells)):
-        cell = fit(text, column.width, column.right, column.cut)
+        if column.hidden:
+            continue
+        cell = fit(printable(text), column.width, column.right, column.cut)
         if column.right:
             # right-aligned: the leading blanks go to the end of the previous cell
             padded = cell.lstrip(" ")

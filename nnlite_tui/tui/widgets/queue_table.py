@@ -17,7 +17,7 @@ from textual.message import Message
 from textual.strip import Strip
 
 from nnlite_tui.core.events import STATUSES
-from nnlite_tui.core.names import short_name
+from nnlite_tui.core.names import cut_middle, short_name
 from nnlite_tui.tui.messages import ModelPicked
 from nnlite_tui.tui.state import ModelRow
 from nnlite_tui.tui.widgets.frame_view import FrameView
@@ -25,9 +25,12 @@ from nnlite_tui.tui.widgets.queue_rows import (GAP, MIN_ERROR, NO_STYLE, STATUS_
                                                draw_cells, model_cells)
 
 HEADER = 1  # lines above the first row
-MODEL_CUT = 24  # the model column gives way to the error column down to this width ...
-ERROR_ROOM = 32  # ... so that a failure keeps this much of its first line
-MIN_GAIN = 8  # ... when that gives the error column at least this many more characters
+NARROW = 90  # a table narrower than this leaves out the Try and Device columns
+MODEL_MIN = (16, 22)  # the model column is never cut below this (narrow, other widths) ...
+MODEL_SHARE = 0.45  # ... nor above its longest name, and takes at most this share of what the
+# fixed columns leave; the error column takes the rest. Decided by the width alone (and the run's
+# names, all known when it starts): the first failure changes no width.
+DEVICE_WIDTH = 14  # "emulator-55554"; a longer serial is cut in its middle
 STRIPS_KEPT = 2000  # drawn rows kept for reuse (a re-sort moves rows; their text rarely changes)
 
 
@@ -35,12 +38,12 @@ class QueueTable(FrameView, can_focus=True):
     """Rows come from `lookup(name)`; ModelQueue sets `names` (filtered, sorted) and the widths."""
 
     BINDINGS = [
-        Binding("up", "cursor_up", "Up", show=False),
-        Binding("down", "cursor_down", "Down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("home", "scroll_top", "First", show=False),
-        Binding("end", "scroll_bottom", "Last", show=False),
+        Binding("up,k", "cursor_up", "Up", show=False),
+        Binding("down,j", "cursor_down", "Down", show=False),
+        Binding("pageup,ctrl+b", "page_up", "Page up", show=False),
+        Binding("pagedown,ctrl+f", "page_down", "Page down", show=False),
+        Binding("home,g", "scroll_top", "First", show=False),
+        Binding("end,G", "scroll_bottom", "Last", show=False),
         Binding("enter", "select", "Detail", show=False),
         Binding("escape", "follow", "Follow in-flight", show=False),
     ]
@@ -84,11 +87,10 @@ class QueueTable(FrameView, can_focus=True):
         self._strips: dict[tuple, Strip] = {}  # (cells, kind) -> the drawn row
         self._strips_key: tuple | None = None
         self._status_styles: dict[str, Style] = {}
-        self._model_width = 10  # the longest name, up to ModelQueue's bound; the column may give way
-        self.errors_shown = False
+        self._model_width = 10  # the longest name of the run; the column may give way
         self.columns = [Column("model", "Model", 10, cut=short_name), Column("status", "Status", max(map(len, STATUSES))),
-                        Column("attempt", "Try", 3, right=True), Column("device", "Device", 6),
-                        Column("median", "Median ms", 9, right=True), Column("error", "Error", MIN_ERROR)]
+                        Column("attempt", "Try", 3, right=True), Column("device", "Device", DEVICE_WIDTH, cut=cut_middle),
+                        Column("median", "Median ms", 9, right=True), Column("error", "Error / cause", MIN_ERROR)]
 
     # --- data ---
     def set_rows(self, names: Sequence[str], keep: str | None = None) -> None:
@@ -121,24 +123,25 @@ class QueueTable(FrameView, can_focus=True):
         self._status_styles.clear()
         self.refresh(self.size.region)
 
-    def set_widths(self, model: int, device: int, errors: bool = False) -> None:
-        """Widths of the model and device columns (the longest name/serial); error takes the rest.
-        With `errors` (some model failed), the model column gives way, down to MODEL_CUT characters,
-        so that the error column keeps ERROR_ROOM: a failure cut to a dozen characters said nothing,
-        and a unit's name cut in its middle still tells it from the others."""
-        changed = (model, device, errors) != (self._model_width, self.columns[3].width, self.errors_shown)
-        self._model_width, self.columns[3].width, self.errors_shown = model, max(6, device), errors
-        if changed:
+    def set_widths(self, model: int) -> None:
+        """The longest name of the run (the model column needs no more); the width does the rest."""
+        if model != self._model_width:
+            self._model_width = model
             self._size_virtual()
             self.refresh(self.size.region)
 
+    def column_widths(self) -> tuple[int, ...]:
+        """Each shown column's width (for a reader: the layout must not change mid-run)."""
+        return tuple(c.width for c in self.columns if not c.hidden)
+
     def _size_virtual(self) -> None:
         width = self.scrollable_content_region.width or 80
-        others = 1 + sum(c.width + GAP for c in self.columns[1:-1])
-        model = self._model_width
-        if self.errors_shown:
-            narrower = max(min(model, MODEL_CUT), min(model, width - others - GAP - ERROR_ROOM))
-            model = narrower if model - narrower >= MIN_GAIN else model  # a few characters are not worth a cut name
+        narrow = width < NARROW
+        for column in self.columns:
+            column.hidden = narrow and column.key in ("attempt", "device")
+        others = 1 + sum(c.width + GAP for c in self.columns[1:-1] if not c.hidden)
+        rest = width - others - GAP
+        model = min(self._model_width, max(MODEL_MIN[not narrow], int(rest * MODEL_SHARE)))
         self.columns[0].width = model
         fixed = others + model + GAP
         self.columns[-1].width = max(MIN_ERROR, width - fixed)
@@ -189,7 +192,7 @@ class QueueTable(FrameView, can_focus=True):
                        base + self.get_component_rich_style("queue--even-row"),
                        self.get_component_rich_style("queue--cursor"),
                        self.get_component_rich_style("queue--header"),
-                       tuple((c.width, c.right) for c in self.columns))
+                       tuple((c.width, c.right, c.hidden) for c in self.columns))
         if frame.key != self._strips_key:  # another width, theme or focus: the drawn rows are stale
             self._strips.clear()
             self._status_styles.clear()
@@ -271,9 +274,33 @@ class QueueTable(FrameView, can_focus=True):
     def action_follow(self) -> None:
         self.post_message(ModelPicked(None))
 
+    class HeaderClicked(Message):
+        """A click on a column's header: sort by that column."""
+
+        def __init__(self, column: str) -> None:
+            super().__init__()
+            self.column = column
+
+    def column_at(self, x: int) -> str | None:
+        """The key of the column under content column `x` (the margin and gaps go to the left cell)."""
+        x += round(self.scroll_x)
+        right = 1
+        for column in self.columns:
+            if column.hidden:
+                continue
+            right += column.width + GAP
+            if x < right:
+                return column.key
+        return None
+
     async def _on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
-        if offset is None or offset.y < HEADER:
+        if offset is None:
+            return
+        if offset.y < HEADER:
+            column = self.column_at(offset.x)
+            if column is not None:
+                self.post_message(self.HeaderClicked(column))
             return
         i = round(self.scroll_y) + offset.y - HEADER
         if i < len(self.names):

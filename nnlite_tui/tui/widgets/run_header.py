@@ -15,6 +15,7 @@ from nnlite_tui.tui.live_phases import LABELS
 from nnlite_tui.tui.state import RunView
 
 BAR_WIDTH = 24
+WIDE_HEADER = 130  # narrower: the compact first line
 
 
 def duration(seconds: float | None) -> str:
@@ -90,13 +91,21 @@ class RunHeader(Widget):
         slow = slow_text(view)
         room = width - len("in flight: ") - 3 - len(source) - (len(slow) + 3 if slow else 0)
         in_flight = short_names(view.in_flight(), max(20, room)) or "-"
-        line1 = fields_of(
-            ("nnlite", "bold"), "  ", (f" {word} ", "reverse bold"), f"  {bar} {percent}  ",
-            (f"done {done}", "bold $success"), "  ", (f"failed {failed}", "bold $error"), "  ",
-            (f"skipped {skipped}", "$warning"), f"  of {total}   ",
-            f"{rate:.1f}" if rate is not None else "--", " models/h   ETA ", duration(view.eta_seconds()),
-            "   elapsed ", duration(view.elapsed()),
-        )
+        eta = eta_text(view)
+        if width >= WIDE_HEADER:
+            line1 = fields_of(
+                ("nnlite", "bold"), "  ", (f" {word} ", "reverse bold"), f"  {bar} {percent}  ",
+                (f"done {done}", "bold $success"), "  ", (f"failed {failed}", "bold $error"), "  ",
+                (f"skipped {skipped}", "$warning"), f"  of {total}   ",
+                f"{rate:.1f}" if rate is not None else "--", " models/h   ETA ", (eta, "bold"),
+                "   elapsed ", duration(view.elapsed()),
+            )
+        else:  # 80 columns: the counts, the ETA and the clock, without the bar and the rate
+            line1 = fields_of(
+                (f" {word} ", "reverse bold"), f" {percent} ", (f"done {done}", "bold $success"), " ",
+                (f"failed {failed}", "bold $error"), " ", (f"skip {skipped}", "$warning"), f" /{total}  ETA ",
+                (eta, "bold"), "  ", duration(view.elapsed()),
+            )
         line2 = fields_of(("in flight: ", "dim"), in_flight, *(("   ", (slow, "bold $warning")) if slow else ()), "   ",
                           (source, "dim"))
         text = ("".join(t for t, _ in line1), "".join(t for t, _ in line2))
@@ -131,6 +140,28 @@ class RunHeader(Widget):
             drawn = Visual.to_strips(self, Content.assemble(part), len(part[0]) + 1, 1, style)
             strip = self._drawn[part] = drawn[0] if drawn else Strip([])
         return strip
+
+
+def eta_text(view: RunView) -> str:
+    """`6:20 ±1:10` (priced by cost), `~6:20` (by count: no costs known), `--`; paused time apart."""
+    eta = view.eta()
+    if eta is None:
+        text = "--"
+    elif eta.basis == "count":
+        text = "~" + short_duration(eta.seconds)
+    else:
+        text = short_duration(eta.seconds) + (f" ±{short_duration(eta.spread)}" if eta.spread >= 1 else "")
+    paused = view.estimator.paused_s(view.clock())
+    return text + (f" +{short_duration(paused)} paused" if paused >= 1 else "")
+
+
+def short_duration(seconds: float) -> str:
+    """6:20, 1:02:03, 2d03h."""
+    seconds = int(round(seconds))
+    if seconds >= 86400:
+        return f"{seconds // 86400}d{seconds % 86400 // 3600:02d}h"
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
 
 
 def slow_text(view: RunView) -> str:

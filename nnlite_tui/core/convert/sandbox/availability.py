@@ -82,11 +82,11 @@ def bwrap_options(bwrap: str) -> tuple[frozenset[str], str]:
     return frozenset(re.findall(r"^\s+(--[a-z0-9-]+)", text, flags=re.MULTILINE)), version
 
 
-def _trial(argv: list[str], env: dict[str, str] | None, timeout_s: float) -> str:
+def _trial(argv: list[str], env: dict[str, str] | None, timeout_s: float, pass_fds: tuple[int, ...] = ()) -> str:
     """"" when argv ran and exited 0, else the reason in one line."""
     try:
         done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout_s,
-                              env=env)
+                              env=env, pass_fds=pass_fds)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"{Path(argv[0]).name}: {exc}"
     if done.returncode == 0:
@@ -110,13 +110,14 @@ def check(timeout_s: float = 10.0) -> Availability:
         scratch = Path(tempfile.mkdtemp(prefix="nnlite-sandbox-check-"))
         failures = []
         try:
-            policy = SandboxPolicy(scratch=scratch, max_tasks=max_tasks)
+            # A scratch of its own size, as the workers get it (bwrap's --size).
+            policy = SandboxPolicy(scratch=scratch, max_tasks=max_tasks, scratch_bytes=16 * 2**20)
             true = [shutil.which("true") or "/bin/true"]
             for userns in (True, False) if os.geteuid() == 0 else (True,):
                 # The kernel's cap as the workers get it, then (its prefix may be what failed) the watchdog.
                 for kind in (None, "watchdog"):
                     launch = wrap(true, policy, user_namespace=userns, bwrap=bwrap, options=options, cap_kind=kind)
-                    failed = _trial(launch.argv, launch.env, timeout_s)
+                    failed = _trial(launch.argv, launch.env, timeout_s, launch.pass_fds)
                     launch.release()
                     if not failed:
                         return Availability("bwrap", "", launch.cap.kind, max_tasks, time.perf_counter() - began,

@@ -20,16 +20,38 @@ from nnlite_tui.core.convert.sandbox.process_cap import ProcessCap
 from nnlite_tui.core.convert.sandbox.sources import Sources, checkpoint_caches, source_roots
 from nnlite_tui.core.convert.worker.attempt_record import ENV_WRITABLE
 
-# What the worker, torch and the converters read from the environment; nothing else of the user's goes in.
-PASSED_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONHASHSEED", "PYTHONWARNINGS")
-PASSED_PREFIXES = ("NNLITE_", "OMP_", "MKL_", "TF_", "LITERT_", "TORCH_", "XLA_", "JAX_")
-# Set by the sandbox itself (checkpoint caches, the record's writable roots).
-NOT_PASSED = ("TORCH_HOME", ENV_WRITABLE)
+# What the worker, torch and the converters read from the environment, by exact name; nothing else of the
+# user's goes in. Not by prefix: TF_VAR_db_password or TORCH_HUB_TOKEN would follow TF_ or TORCH_ into
+# model code, and from its error message into reports, state and events. Values are the user's own
+# settings (locale, thread counts, log levels), none a secret.
+PASSED_ENV = frozenset({
+    "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_NUMERIC", "TZ",
+    "PYTHONHASHSEED", "PYTHONWARNINGS", "PYTHONUTF8", "PYTHONIOENCODING", "PYTHONFAULTHANDLER",
+    "OMP_NUM_THREADS", "OMP_DYNAMIC", "OMP_PROC_BIND", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+    "TF_CPP_MIN_LOG_LEVEL", "TF_CPP_MAX_VLOG_LEVEL", "TF_ENABLE_ONEDNN_OPTS", "TF_NUM_INTEROP_THREADS",
+    "TF_NUM_INTRAOP_THREADS", "XLA_FLAGS", "JAX_PLATFORMS", "LITERT_TORCH_SHOW_PROGRESS",
+    "TORCH_LOGS", "TORCH_SHOW_CPP_STACKTRACES", "TORCH_CPP_LOG_LEVEL",
+})
+
+
+ENV_SCRATCH_MB = "NNLITE_SANDBOX_SCRATCH_MB"
+SCRATCH_FLOOR_MB = 1024
 
 
 def passed_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items()
-            if (k in PASSED_ENV or k.startswith(PASSED_PREFIXES)) and k not in NOT_PASSED}
+    """The user's variables that go into a sandbox: those named in PASSED_ENV, nothing else."""
+    return {k: v for k, v in os.environ.items() if k in PASSED_ENV}
+
+
+def scratch_mb(memory_mb: int | None = None) -> int:
+    """The scratch's size: $NNLITE_SANDBOX_SCRATCH_MB, else half the worker's memory cap (the scratch
+    is memory), at least SCRATCH_FLOOR_MB; the converters keep about twice a model's weights there."""
+    value = os.environ.get(ENV_SCRATCH_MB, "").strip()
+    if value:
+        if not value.isdigit() or int(value) < 16:
+            raise ValueError(f"${ENV_SCRATCH_MB}={value!r}: give a whole number of MB, at least 16")
+        return int(value)
+    return max(SCRATCH_FLOOR_MB, (memory_mb or 0) // 2)
 
 
 @dataclass(frozen=True)
@@ -49,14 +71,19 @@ class SandboxSetup:
         extra = (Path(calibration_dir).resolve(),) if calibration_dir else ()
         return cls(availability, sources, (*caches, *extra), tuple(Path(os.path.abspath(h)) for h in hidden), env)
 
-    def policy(self, scratch: Path, sources: Sources, writable: tuple[Path, ...] = ()) -> SandboxPolicy:
+    def policy(self, scratch: Path, sources: Sources, writable: tuple[Path, ...] = (),
+               memory_mb: int | None = None) -> SandboxPolicy:
+        """The policy of one sandbox; memory_mb (the worker's cap) is then also set by the kernel where
+        it can be, and sizes the scratch."""
         read_only = outermost((*sources.read_only, *self.read_only))
         # A hidden directory must not cover a source (a run directory given as a model folder, say).
         hidden = tuple(h for h in self.hidden if not any(r == h or h in r.parents for r in read_only))
         env = {**passed_env(), **self.env,
                ENV_WRITABLE: os.pathsep.join(str(p) for p in (scratch, *writable))}
         return SandboxPolicy(scratch=scratch, read_only=read_only, writable=writable, hidden=hidden,
-                             python_path=sources.python_path, max_tasks=self.availability.max_tasks or None, env=env)
+                             python_path=sources.python_path, max_tasks=self.availability.max_tasks or None, env=env,
+                             memory_bytes=memory_mb * 2**20 if memory_mb else None,
+                             scratch_bytes=scratch_mb(memory_mb) * 2**20)
 
 
 def launch_for(availability: Availability, argv: list[str], policy: SandboxPolicy) -> Launch:
@@ -81,7 +108,7 @@ def start_model_process(argv: list[str], mode: str, specs: list, **popen: Any) -
     setup = SandboxSetup.for_run(availability, source_roots(specs))
     launch = launch_for(availability, argv, setup.policy(scratch, setup.sources))
     try:
-        proc = spawner.popen(launch.argv, env=launch.env, cwd=scratch, **popen)
+        proc = spawner.popen(launch.argv, env=launch.env, cwd=scratch, pass_fds=launch.pass_fds, **popen)
     except BaseException:
         launch.release()
         shutil.rmtree(scratch, ignore_errors=True)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nnlite_tui
+from nnlite_tui.core.convert.sandbox import seccomp
 from nnlite_tui.core.convert.sandbox.process_cap import ProcessCap, choose_cap
 
 # Merged-/usr systems have these as symlinks into /usr; older ones as directories.
@@ -44,6 +45,8 @@ class SandboxPolicy:
     python_path: tuple[Path, ...] = ()  # PYTHONPATH inside, after this package's own root
     max_tasks: int | None = None  # processes and threads at once (process_cap.py); None: no cap
     env: Mapping[str, str] = field(default_factory=dict)  # the only other variables passed in
+    memory_bytes: int | None = None  # the kernel's memory cap (memory_cgroup.py) where it can be set
+    scratch_bytes: int | None = None  # scratch as a tmpfs of this size (counted as memory); None: on disk
 
     def __post_init__(self) -> None:
         for p in (self.scratch, *self.read_only, *self.writable, *self.hidden, *self.python_path):
@@ -98,8 +101,20 @@ class Launch:
     argv: list[str]
     cap: ProcessCap
     env: dict[str, str]  # the environment to start argv with (bwrap's own, or the process's without it)
+    fds: tuple[int, ...] = ()  # to keep open in the started process (bwrap's seccomp program)
+
+    @property
+    def pass_fds(self) -> tuple[int, ...]:
+        """The descriptors to pass to a start of argv, each read from its start (bwrap reads to the end,
+        and the offset is shared: a second start from the same Launch would read nothing)."""
+        for fd in self.fds:
+            os.lseek(fd, 0, os.SEEK_SET)
+        return self.fds
 
     def release(self) -> None:
+        for fd in self.fds:
+            os.close(fd)
+        self.fds = ()
         self.cap.release()
 
 
@@ -123,7 +138,7 @@ def wrap(argv: list[str], policy: SandboxPolicy, *, user_namespace: bool = True,
     the sandbox none of them. `options` (what this bwrap knows) leaves out recent options it lacks;
     `cap_kind` "watchdog" where the kernel's cap failed its trial.
     """
-    cap = choose_cap(policy.max_tasks, kind=cap_kind)
+    cap = choose_cap(policy.max_tasks, kind=cap_kind, memory_bytes=policy.memory_bytes)
 
     def known(option: str) -> bool:
         return options is None or option in options
@@ -139,7 +154,14 @@ def wrap(argv: list[str], policy: SandboxPolicy, *, user_namespace: bool = True,
     mounts: list[tuple[Path, int, list[str]]] = []
     for p in outermost((*python_paths(), *policy.read_only)):
         mounts.append((p, 0, ["--ro-bind", os.path.realpath(p), str(p)]))
-    for p in {Path(x) for x in (policy.scratch, *policy.writable)}:
+    scratch = Path(policy.scratch)
+    if policy.scratch_bytes and known("--size"):
+        cap.scratch_bytes = policy.scratch_bytes
+        # Its own size-limited tmpfs: a model that fills it gets ENOSPC, not the host's disk.
+        mounts.append((scratch, 1, ["--size", str(policy.scratch_bytes), "--tmpfs", str(scratch),
+                                    "--dir", str(scratch / "home"), "--dir", str(scratch / "tmp")]))
+    for p in {Path(x) for x in policy.writable} | ({scratch} if not policy.scratch_bytes or not known("--size")
+                                                    else set()):
         mounts.append((p, 1, ["--bind", os.path.realpath(p), str(p)]))
     for p in policy.hidden:
         mounts.append((Path(p), 2, ["--tmpfs", str(p)]))
@@ -151,5 +173,9 @@ def wrap(argv: list[str], policy: SandboxPolicy, *, user_namespace: bool = True,
     args += ["--remount-ro", "/", "--chdir", str(policy.scratch), "--clearenv"]
     for k, v in inner_env(policy).items():
         args += ["--setenv", k, v]
+    fd = seccomp.program_fd() if known("--seccomp") else None
+    if fd is not None:
+        args += ["--seccomp", str(fd)]
     outer = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL")}
-    return Launch([*cap.outer_prefix(), *args, "--", *cap.inner_prefix(), *argv], cap, outer)
+    return Launch([*cap.outer_prefix(), *args, "--", *cap.inner_prefix(), *argv], cap, outer,
+                  (fd,) if fd is not None else ())

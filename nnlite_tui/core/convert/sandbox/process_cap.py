@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nnlite_tui.core.convert.process_tree import tree_sum
+from nnlite_tui.core.convert.sandbox import memory_cgroup
+from nnlite_tui.core.convert.sandbox.memory_cgroup import MemoryCgroup
 
 PARENT = "nnlite-sandbox"  # the cgroup directory that holds one child per running sandbox
 ENV_MAX_TASKS = "NNLITE_SANDBOX_MAX_TASKS"
@@ -50,12 +52,27 @@ class ProcessCap:
     cgroup: Path | None = None
     prlimit: str | None = None
     hits_seen: int = 0  # pids.events "max" as of the last newly_hit()
+    memory: MemoryCgroup | None = None  # the kernel's memory cap (memory_cgroup.py), where it can be set
+    scratch_bytes: int | None = None  # the scratch tmpfs's size (policy.py), when it has one
+
+    def cgroups(self) -> list[Path]:
+        dirs = [self.cgroup] if self.kind == "cgroup" and self.cgroup is not None else []
+        if self.memory is not None and self.memory.path not in dirs:
+            dirs.append(self.memory.path)
+        return dirs
 
     def outer_prefix(self) -> list[str]:
-        if self.kind != "cgroup" or self.cgroup is None:
+        dirs = self.cgroups()
+        if not dirs:
             return []
-        # $0 is the cgroup; the shell moves itself in, then becomes bwrap (same pid, same process group).
-        return ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', str(self.cgroup)]
+        # $0 lists the cgroups; the shell moves itself into each, then becomes bwrap (same pid, same
+        # process group), so that nothing the sandbox starts is ever outside them.
+        script = 'for d in $0; do echo $$ > "$d/cgroup.procs" || exit 1; done; exec "$@"'
+        return ["/bin/sh", "-c", script, " ".join(str(d) for d in dirs)]
+
+    def memory_killed(self) -> bool:
+        """Whether the kernel killed a process of the sandbox over its memory cap since the last call."""
+        return self.memory is not None and self.memory.newly_killed()
 
     def inner_prefix(self) -> list[str]:
         if self.kind != "rlimit" or self.prlimit is None:
@@ -73,10 +90,14 @@ class ProcessCap:
         return _read_int(self.cgroup / "pids.peak") if self.cgroup else None
 
     def release(self, wait_s: float = 2.0) -> None:
-        """Remove the cgroup once its tasks are gone; one still busy after wait_s is swept at a later start."""
+        """Remove the cgroups once their tasks are gone; one still busy after wait_s is swept at a later start."""
+        deadline = time.monotonic() + wait_s
+        if self.memory is not None:
+            while not self.memory.remove() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            self.memory = None
         if self.cgroup is None:
             return
-        deadline = time.monotonic() + wait_s
         while True:
             try:
                 self.cgroup.rmdir()
@@ -147,6 +168,7 @@ def _parent_cgroup() -> Path | None:
 
 def sweep() -> None:
     """Remove the empty per-sandbox cgroups that a killed runner left (rmdir refuses a busy one)."""
+    memory_cgroup.sweep()
     root = pids_root() if os.geteuid() == 0 else None
     if root is None or not (root / PARENT).is_dir():
         return
@@ -158,9 +180,18 @@ def sweep() -> None:
                 continue  # busy: its sandbox still runs
 
 
-def choose_cap(limit: int | None, probe_only: bool = False, kind: str | None = None) -> ProcessCap:
+def choose_cap(limit: int | None, probe_only: bool = False, kind: str | None = None,
+               memory_bytes: int | None = None) -> ProcessCap:
     """The strongest cap this process can set, or no stronger than `kind` (the one the availability
-    check found working); probe_only says which without keeping a cgroup."""
+    check found working), with the kernel's memory cap of memory_bytes where it can be set;
+    probe_only says which without keeping a cgroup."""
+    cap = _tasks_cap(limit, probe_only, kind)
+    if memory_bytes and not probe_only:
+        cap.memory = memory_cgroup.make(memory_bytes, cap.cgroup if cap.kind == "cgroup" else None)
+    return cap
+
+
+def _tasks_cap(limit: int | None, probe_only: bool, kind: str | None) -> ProcessCap:
     if limit is None:
         return ProcessCap("none", None)
     if kind == "watchdog":

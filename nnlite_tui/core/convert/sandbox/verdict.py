@@ -19,7 +19,9 @@ import os
 import re
 from typing import Any
 
-from nnlite_tui.core.convert.causes import LEFT_PROCESSES, NO_NETWORK, PROCESS_CAP, VIEW, WRITE_SCRATCH
+from nnlite_tui.core.convert.causes import LEFT_PROCESSES, NO_NETWORK, PROCESS_CAP, SCRATCH_FULL, VIEW, \
+    WRITE_SCRATCH
+from nnlite_tui.core.convert.sandbox.launch import ENV_SCRATCH_MB
 from nnlite_tui.core.convert.sandbox.process_cap import ProcessCap
 from nnlite_tui.core.convert.sandbox.view import SandboxState
 
@@ -83,6 +85,11 @@ def judge(result: dict[str, Any], before: SandboxState, after: SandboxState, lef
     if writes:
         did = "tried to write" if contained else "wrote"
         return _fail(result, "writes-outside-scratch", f"the model {did} {writes[0]['target']}; {WRITE_SCRATCH}")
+    if cap is not None and (cap.memory_killed() or (_out_of_memory(result) and _at_limit(cap))):
+        return over_memory(result, (cap.memory.limit_bytes if cap.memory else 0) // 2**20)
+    if cap is not None and cap.scratch_bytes and _no_space(result):
+        return _fail(result, "scratch-full", f"the model filled its scratch ({cap.scratch_bytes // 2**20} MB, "
+                                             f"a size-limited tmpfs); {SCRATCH_FULL} (${ENV_SCRATCH_MB} sets it)")
     if cap is not None and cap.kind == "cgroup" and cap.newly_hit():
         return over_cap(result, cap.limit, len(left))
     if not result.get("ok") and cap is not None and cap.kind == "rlimit" and _eagain(result):
@@ -100,6 +107,32 @@ def judge(result: dict[str, Any], before: SandboxState, after: SandboxState, lef
                                                        f"outside its view; {VIEW}")
         return {**result, "sandbox_attempts": [f"read {a['target']} (not visible)" for a in reads][:10]}
     return result
+
+
+def _no_space(result: dict[str, Any]) -> bool:
+    return not result.get("ok") and ("[Errno 28]" in str(result.get("error_message") or "")
+                                     or "No space left on device" in str(result.get("error_message") or ""))
+
+
+def _out_of_memory(result: dict[str, Any]) -> bool:
+    text = f"{result.get('error_type')} {result.get('error_message')}"
+    return not result.get("ok") and ("MemoryError" in text or "[Errno 12]" in text or "Cannot allocate memory" in text)
+
+
+def _at_limit(cap: ProcessCap) -> bool:
+    """Whether the sandbox's memory reached the kernel's cap (a failed allocation was the cap's doing)."""
+    peak = cap.memory.peak_bytes() if cap.memory else None
+    return bool(peak and cap.memory and peak >= cap.memory.limit_bytes * 0.95)
+
+
+def over_memory(result: dict[str, Any], cap_mb: int) -> dict[str, Any]:
+    """The sandbox went over the memory cap the kernel enforces, memfd, shared memory and scratch counted."""
+    message = (f"the model's sandbox went over its memory cap of {cap_mb} MB (counted by the kernel: memory held "
+               f"in a memfd, shared memory and the scratch included); raise it with --mem-cap-mb")
+    out = {**result, "ok": False, "stage": "out-of-memory", "error_type": "MemoryCap", "error_message": message,
+           "cause": "out-of-memory", "error_detail": result.get("error_message")}
+    out.pop("artifact_path", None)
+    return out
 
 
 def _eagain(result: dict[str, Any]) -> bool:

@@ -54,7 +54,7 @@ class SandboxedWorker(Worker):
         self._host_pid: int | None = None
         self._log_fd: int | None = None
         self.cap_killed: int | None = None
-        self.cap_hit = False
+        self.cap_hit = self.memory_hit = False
         self._replace = False
         self.start_state = self.baseline = view.SandboxState({}, ())
         self.check_s: float | None = None
@@ -74,11 +74,11 @@ class SandboxedWorker(Worker):
         staging = Path(tempfile.mkdtemp(prefix=f"sandbox.{os.getpid()}.", dir=self.scratch_parent))
         for d in ("out", "in"):
             (staging / d).mkdir()
-        launch = launch_for(self.setup.availability, self.command(fd), self.setup.policy(scratch, self.visible,
-                                                                                         (staging,)))
+        launch = launch_for(self.setup.availability, self.command(fd),
+                            self.setup.policy(scratch, self.visible, (staging,), memory_mb=self.cap_mb))
         env = {**launch.env, **(owner_mark(self.log_dir) if self.log_dir else {})}
         try:
-            proc = spawner.popen(launch.argv, pass_fds=(fd,), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+            proc = spawner.popen(launch.argv, pass_fds=(fd, *launch.pass_fds), stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                  start_new_session=True, env=env, cwd=scratch)
         except BaseException:
             launch.release()
@@ -87,6 +87,7 @@ class SandboxedWorker(Worker):
             raise
         self.launch, self.scratch, self.staging = launch, scratch, staging
         self._host_pid, self.cap_killed, self.cap_hit, self._replace = None, None, False, False
+        self.memory_hit = False
         if launch.cap.kind == "watchdog":
             threading.Thread(target=self._watch_tasks, args=(proc, launch.cap.limit or 0), daemon=True,
                              name="sandbox-watchdog").start()
@@ -193,6 +194,8 @@ class SandboxedWorker(Worker):
     def _over_cap(self, result: dict[str, Any]) -> dict[str, Any]:
         """A worker that died on the process cap: the watchdog killed it, or it could not start a thread
         because the cgroup refused the fork (seen when the worker was reaped, kill())."""
+        if result.get("stage") == "crash" and self.memory_hit:  # the kernel's memory cap (memory_cgroup.py)
+            return verdict.over_memory(result, self.cap_mb)
         if result.get("stage") != "crash" or not (self.cap_killed or self.cap_hit):
             return result
         failed = verdict.over_cap(result, self.setup.availability.max_tasks, seen=self.cap_killed)
@@ -213,6 +216,7 @@ class SandboxedWorker(Worker):
         self.launch, self.scratch, self.staging = None, None, None
         if launch is not None:
             self.cap_hit = launch.cap.kind == "cgroup" and launch.cap.newly_hit()  # before the cgroup goes
+            self.memory_hit = launch.cap.memory_killed()
             launch.release()
         for d in (scratch, staging):
             if d is not None:

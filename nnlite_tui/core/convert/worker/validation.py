@@ -17,6 +17,9 @@ def check_outputs(runs: Iterable[list], references: list[list]) -> dict[str, Any
     """runs: per check, the artifact's outputs (numpy); references: PyTorch's. ValueError on a mismatch."""
     import numpy as np
 
+    from nnlite_tui.core.convert.output_check import checked_runs
+
+    runs = checked_runs(runs, references)  # no output, NaN or Inf: OutputProblem says which
     max_abs, scale = 0.0, 1.0
     for outputs, reference in zip(runs, references):
         if len(outputs) != len(reference):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib.util
 from typing import TYPE_CHECKING, Any
 
+from nnlite_tui.core.runtimes.base import Runtime
 from nnlite_tui.core.versions import dist_version
 
 if TYPE_CHECKING:
@@ -35,11 +36,11 @@ class ExecuTorch:
     name = "executorch"
     label = "ExecuTorch"
     suffix = ".pte"
-    precisions = ("fp32", "int8")
+    precisions: tuple[str, ...] = ("fp32", "int8")
     format_version = FORMAT_VERSION
     library = "executorch"
     # The benchmark process needs only the C++ binding (0.01 s after torch), never executorch.exir (8 s).
-    bench_imports = ("numpy", "torch", "executorch.extension.pybindings._C",
+    bench_imports: tuple[str, ...] = ("numpy", "torch", "executorch.extension.pybindings._C",
                      "nnlite_tui.core.runtimes.executorch.session")
 
     def __init__(self) -> None:
@@ -132,4 +133,4 @@ class ExecuTorch:
         return profiled_pass(path, settings, ranges)
 
 
-EXECUTORCH = ExecuTorch()
+EXECUTORCH: Runtime = ExecuTorch()  # the type checker holds ExecuTorch to the Runtime protocol

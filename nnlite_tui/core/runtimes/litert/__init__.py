@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from nnlite_tui.core.runtimes.base import Runtime
 from nnlite_tui.core.versions import dist_version
 
 if TYPE_CHECKING:
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from nnlite_tui.core.bench.settings import BenchSettings
     from nnlite_tui.core.convert.phases import PhaseClock
     from nnlite_tui.core.convert.worker.model import Prepared
+    from nnlite_tui.core.runtimes.litert.export import PhaseTracker
 
 # Bump when the worker's output for the same inputs changes (invalidates the cache).
 # 5: weights policy (re-drawn tensors), compute check, sampling only by calls that draw, lowering
@@ -33,14 +35,14 @@ class LiteRt:
     name = "litert"
     label = "LiteRT"
     suffix = ".tflite"
-    precisions = ("fp32", "fp16", "dynamic-int8", "int8")
+    precisions: tuple[str, ...] = ("fp32", "fp16", "dynamic-int8", "int8")
     format_version = FORMAT_VERSION
     library = "ai-edge-litert"  # whose version is a report's runtime_version
     # The benchmark process imports these while conversions still run (devices/host_bench.py).
-    bench_imports = ("numpy", "ai_edge_litert.interpreter", "nnlite_tui.core.runtimes.litert.interpreter")
+    bench_imports: tuple[str, ...] = ("numpy", "ai_edge_litert.interpreter", "nnlite_tui.core.runtimes.litert.interpreter")
 
     def __init__(self) -> None:
-        self._tracker = None  # the worker's litert_torch phase hook, made once per worker process
+        self._tracker: PhaseTracker | None = None  # the worker's litert_torch phase hook, made once per worker process
         self._versions: dict[str, str] | None = None
 
     # ----- orchestrator -----
@@ -81,6 +83,7 @@ class LiteRt:
         from nnlite_tui.core.runtimes.litert.export import export
 
         self.worker_start()
+        assert self._tracker is not None  # made by worker_start
         return export(prepared, out_path, self._tracker, clock)
 
     def graph_work(self, path: str) -> dict[str, Any]:
@@ -110,4 +113,4 @@ class LiteRt:
         return profiled_pass(path, settings, ranges)
 
 
-LITERT = LiteRt()
+LITERT: Runtime = LiteRt()  # the type checker holds LiteRt to the Runtime protocol

@@ -11,7 +11,7 @@ import org.nnlite.bench.core.Runtimes
  */
 object AppRuntimes {
     const val LITERT_VERSION = "1.4.2"
-    const val EXECUTORCH_VERSION = "1.5.0"
+    const val EXECUTORCH_VERSION = "1.5.1"
 
     fun all(): Runtimes = Runtimes(listOf(
         RuntimeProvider(Runtime.LITERT, LITERT_VERSION) { LiteRtEngine() },

@@ -95,7 +95,7 @@ fun main(args: Array<String>) {
 private val REMOVE = Any()
 
 /** The versions the app build packages (AppRuntimes, gradle/libs.versions.toml; tests/android checks all three agree). */
-val FIXTURE_VERSIONS = mapOf("litert" to "1.4.2", "executorch" to "1.5.0")
+val FIXTURE_VERSIONS = mapOf("litert" to "1.4.2", "executorch" to "1.5.1")
 
 /**
  * Energy arithmetic cases (traces, broadcasts, window lengths, inferences) with the core's result, for

@@ -24,7 +24,7 @@ class RuntimeSelectionTest {
 
     private fun runtimes(executorch: Boolean = true) = Runtimes(listOfNotNull(
         RuntimeProvider(Runtime.LITERT, "1.4.2") { made += "litert"; FakeEngine(clock) },
-        if (!executorch) null else RuntimeProvider(Runtime.EXECUTORCH, "1.5.0") { request ->
+        if (!executorch) null else RuntimeProvider(Runtime.EXECUTORCH, "1.5.1") { request ->
             made += "executorch:${request.inputSpec}"
             FakeExecuTorch(FakeEngine(clock, inputs = request.inputSpec!!, nativeFraction = null), request.inputSpec!!, executorchBackends)
         },
@@ -62,7 +62,7 @@ class RuntimeSelectionTest {
         assertEquals(listOf("executorch:$spec"), made)
         assertEquals(true, r["valid"], r.toString())
         assertEquals("executorch", r["runtime"])
-        assertEquals("1.5.0", r["runtime_version"])
+        assertEquals("1.5.1", r["runtime_version"])
         assertEquals(listOf(listOf(1L, 3L, 8L, 8L), listOf(1L, 4L)), r["input_shapes"])
         assertEquals(listOf("float32", "int64"), r["input_dtypes"])
         assertEquals(listOf(listOf(1L, 10L)), r["output_shapes"]) // read once forward had run
@@ -152,7 +152,7 @@ class RuntimeSelectionTest {
     fun `every report announces the build's runtimes and the extras it accepts`() {
         for (extras in listOf(emptyMap(), executorch, mapOf("runs" to "abc"))) {
             val caps = run(extras)["capabilities"] as Map<*, *>
-            assertEquals(mapOf("litert" to "1.4.2", "executorch" to "1.5.0"), caps["runtimes"])
+            assertEquals(mapOf("litert" to "1.4.2", "executorch" to "1.5.1"), caps["runtimes"])
             assertEquals(BenchArgs.KNOWN_KEYS.sorted(), caps["extras"])
         }
         assertTrue(listOf("runtime", "input_shapes", "input_dtypes", "energy", "energy_seconds").all { it in BenchArgs.KNOWN_KEYS })

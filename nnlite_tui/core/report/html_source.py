@@ -1,0 +1,205 @@
+"""How the HTML report reads a run: every report once, one at a time, reduced to what the page shows.
+
+The Results API (core.results) lists the run's reports: its index gives each report's summary without
+opening it, and rows.row_from_report reads a report through its typed model. A report of a fast model
+carries 10,000 raw samples (twice: wall and native clock); 10,000 such reports are gigabytes of JSON.
+Holding them all, as the table views do, costs gigabytes of memory, so this reader keeps per unit
+only its row (without raw samples) and a sketch of the samples (histogram up to p99 and a run-order
+timeline of bucket medians), and folds devices, settings and reference-model figures as it goes.
+orjson parses (the raw samples are not put through the typed model: they are only sketched); two
+processes share the files of a large run.
+
+`read_run` is the report's only entry to the run's files: switching to another reader is one place.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+
+from nnlite_tui.core.report.rows import ResultRow, RunResults, _label_twins, row_from_report
+from nnlite_tui.core.results import RunResults as ReportFolder
+
+HIST_BINS = 24
+TIMELINE_POINTS = 48
+PARALLEL_FROM = 200  # reports; below this a second process costs more than it saves
+_BIG_LISTS = ("samples_ns", "native_samples_ns")
+
+
+@dataclass
+class Sketch:
+    """A unit's raw samples, reduced: a histogram from the fastest sample to p99, and the run order."""
+
+    hist_lo_ns: float
+    hist_hi_ns: float
+    hist_counts: list[int]
+    above_p99: int  # samples beyond the histogram's right edge
+    timeline_ns: list[float]  # median of each consecutive bucket of samples
+    bucket: int  # samples per timeline point
+    count: int
+
+
+@dataclass
+class Unit:
+    row: ResultRow  # without raw samples
+    sketch: Sketch | None
+    throttled: bool | None
+    session_interval_ns: tuple[float, float] | None  # the between-session interval, when the report has one
+
+
+@dataclass
+class HtmlRun:
+    run_dir: Path
+    units: list[Unit]
+    statuses: dict[str, str]
+    errors: dict[str, dict[str, Any]]
+    devices: dict[str, dict[str, Any]] = field(default_factory=dict)
+    settings: dict[str, set[str]] = field(default_factory=dict)
+    reference: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # serial -> (at, ns)
+
+    @property
+    def rows(self) -> list[ResultRow]:
+        return [u.row for u in self.units]
+
+
+def sketch(samples: list[float], stats: dict[str, float]) -> Sketch | None:
+    if not samples or stats.get("p99_ns") is None:
+        return None
+    arr = np.array(samples)  # integer ns as a rule: kept as integers, which convert and partition faster
+    lo, hi = float(stats.get("min_ns", arr.min())), float(stats["p99_ns"])
+    inside = arr[(arr >= lo) & (arr <= hi)]
+    bins = ((inside - lo) * (HIST_BINS / max(hi - lo, 1e-9))).astype(np.int64)
+    counts = np.bincount(np.minimum(bins, HIST_BINS - 1), minlength=HIST_BINS)
+    bucket = max(1, len(arr) // TIMELINE_POINTS)
+    points = arr[: len(arr) // bucket * bucket].reshape(-1, bucket)
+    k = bucket // 2  # each bucket's median, as np.median gives it, without its overhead
+    if bucket % 2:
+        medians = np.partition(points, k, axis=1)[:, k].astype(np.float64)
+    else:
+        part = np.partition(points, [k - 1, k], axis=1)
+        medians = (part[:, k - 1].astype(np.float64) + part[:, k]) / 2
+    return Sketch(lo, hi, counts.tolist(), int(np.count_nonzero(arr > hi)), medians.tolist(), bucket, len(arr))
+
+
+def session_interval(bench: dict[str, Any]) -> tuple[float, float] | None:
+    """The between-session interval: a benchmark block named for sessions, with low_ns and high_ns."""
+    for key, block in bench.items():
+        if "session" in key and isinstance(block, dict) and block.get("low_ns") is not None:
+            return float(block["low_ns"]), float(block["high_ns"])
+    return None
+
+
+def _settings(report: dict[str, Any]) -> dict[str, Any]:
+    bench = report.get("benchmark") or {}
+    items = {k: v for k, v in (bench.get("settings") or {}).items() if not isinstance(v, dict)}
+    items["isolation"] = (report.get("isolation") or {}).get("method")
+    items["huge pages"] = (bench.get("huge_pages") or {}).get("glibc_tunables")
+    items["nnlite"] = (report.get("tool") or {}).get("nnlite")
+    items["converter"] = (report.get("tool") or {}).get("litert-torch")
+    return {k: v for k, v in items.items() if v is not None}
+
+
+def _parse(path: Path) -> dict[str, Any]:
+    data = path.read_bytes()
+    try:
+        report = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        try:  # NaN and Infinity, which orjson refuses and reports of older versions may hold
+            report = json.loads(data)
+        except ValueError as exc:
+            raise ValueError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(report, dict) or "model_name" not in report:
+        raise ValueError(f"{path}: not an nnlite report (no model_name)")
+    return report
+
+
+def read_one(path: Path) -> tuple[Unit, dict[str, Any], dict[str, Any], list[tuple[float, float]]]:
+    """One report: its unit, its device block, its settings and its reference-model figures."""
+    report = _parse(path)
+    bench = report.get("benchmark") or {}
+    samples = bench.get("samples_ns") or []
+    slim = {**report, "benchmark": {k: v for k, v in bench.items() if k not in _BIG_LISTS}}
+    row = row_from_report(slim, path.name)
+    row.energy_block = None  # its samples serve compare's bootstrap, not this page
+    unit = Unit(row, sketch(samples, row.stats) if row.status == "done" else None, None, session_interval(bench))
+    return unit, dict(report.get("device") or {}), _settings(report), _reference(bench)
+
+
+def _statuses(path: Path, units: list[Unit]) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
+    from nnlite_tui.core.run_dir import STATE_FILE
+    from nnlite_tui.core.store.files import StoreError, load_snapshot
+
+    statuses = {u.row.model: u.row.status for u in units}
+    errors: dict[str, dict[str, Any]] = {}
+    if (path / STATE_FILE).exists():
+        try:
+            _, records = load_snapshot(path)
+        except StoreError as exc:
+            raise ValueError(str(exc)) from None
+        for rec in records:
+            statuses[rec["name"]] = rec.get("status") or "queued"
+            if rec.get("error"):
+                errors[rec["name"]] = rec["error"]
+    for unit in units:
+        if statuses.get(unit.row.model) == "skipped":
+            unit.row.status = "skipped"
+    return statuses, errors
+
+
+def from_results(results: RunResults) -> HtmlRun:
+    """The page's view of a run already loaded with its reports in memory (rows.load_run)."""
+    units = [Unit(row, sketch(row.samples_ns, row.stats) if row.status == "done" else None,
+                  (report.get("conditions") or (report.get("benchmark") or {}).get("conditions") or {}).get("throttled"),
+                  session_interval(report.get("benchmark") or {}))
+             for row, report in zip(results.rows, results.reports)]
+    run = HtmlRun(results.run_dir, units, results.statuses, results.errors)
+    _fold(run, [(dict(r.get("device") or {}), _settings(r), _reference(r.get("benchmark") or {}))
+                for r in results.reports])
+    return run
+
+
+def _reference(bench: dict[str, Any]) -> list[tuple[float, float]]:
+    return [(float(r["reference"]["at"]), float(r["reference"]["median_ns"])) for r in bench.get("rounds") or []
+            if (r.get("reference") or {}).get("at") is not None and r["reference"].get("median_ns")]
+
+
+def _fold(run: HtmlRun, parts: list[tuple[dict[str, Any], dict[str, Any], list[tuple[float, float]]]]) -> None:
+    """Devices, settings and reference-model figures of every report, into the run."""
+    for device, settings, reference in parts:
+        run.devices.setdefault(str(device.get("serial")), device)
+        for key, value in settings.items():
+            run.settings.setdefault(key, set()).add(str(value))
+        if reference:
+            run.reference.setdefault(str(device.get("serial")), []).extend(reference)
+    run.reference = {serial: sorted(set(points)) for serial, points in sorted(run.reference.items())}
+
+
+def read_run(run_dir: str | Path) -> HtmlRun:
+    """The run's reports as units, plus the store's statuses; a folder with only reports/ is a run too."""
+    from nnlite_tui.core.run_dir import STATE_FILE
+
+    path = Path(run_dir)
+    if not (path / "reports").is_dir() and not (path / STATE_FILE).exists():
+        raise ValueError(f"{path}: no reports/ folder and no {STATE_FILE}; not a run directory")
+    folder = ReportFolder(path, strict=True)
+    summaries = folder.summaries()
+    files = [folder.path_of(summary) for summary in summaries]
+    if len(files) >= PARALLEL_FROM and (os.cpu_count() or 1) > 1:
+        with ProcessPoolExecutor(max_workers=2) as pool:
+            parts = list(pool.map(read_one, files, chunksize=64))
+    else:
+        parts = [read_one(f) for f in files]
+    run = HtmlRun(path, [p[0] for p in parts], {}, {})
+    for unit, summary in zip(run.units, summaries):
+        unit.throttled = summary.throttled  # the summary knows where each schema keeps it
+    _fold(run, [p[1:] for p in parts])
+    _label_twins(run.rows)
+    run.statuses, run.errors = _statuses(path, run.units)
+    return run
