@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.core.sandbox_helpers import SKIP_REASON, sandbox_here
-from nnlite_tui.core.run_dir import load_reports
+from nnlite_tui.core.results import load_reports
 from tests.security.test_boundary_run import QUICK, hostile_folder, nnlite, sha256
 
 QUICK_CONVERT = ["--workers", "1"]

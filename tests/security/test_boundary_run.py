@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from nnlite_tui.core.run_dir import load_reports
+from nnlite_tui.core.results import load_reports
 from tests.conftest import REPO
 from tests.core.sandbox_helpers import SKIP_REASON, sandbox_here
 

@@ -8,7 +8,7 @@ import secrets
 
 import pytest
 
-from nnlite_tui.core.run_dir import load_reports
+from nnlite_tui.core.results import load_reports
 from tests.core.sandbox_helpers import SKIP_REASON, sandbox_here
 from tests.security.limits_helpers import QUICK, files_under, models, nnlite
 

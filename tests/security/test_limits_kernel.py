@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from nnlite_tui.core.run_dir import load_reports
+from nnlite_tui.core.results import load_reports
 from tests.core.sandbox_helpers import SKIP_REASON, sandbox_here
 from tests.security.limits_helpers import QUICK, models, nnlite
 

@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from nnlite_tui.core.run_dir import load_reports
+from nnlite_tui.core.results import load_reports
 from tests.security.limits_helpers import HOSTILE, QUICK, models, nnlite
 
 EVIL_NAME = "evil\x1b]0;pwned\x07\x1b[2J"

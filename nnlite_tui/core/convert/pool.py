@@ -305,7 +305,7 @@ class Worker:
             self.kill()
             return failure("crash", "WorkerCrash", f"conversion worker died ({_reason(status)})")
         try:
-            result = self.finish(messages.result(raw))
+            result = self.finish(messages.result(raw, derive=bool(self._job and self._job.get("derive"))))
         except wire.ProtocolError as exc:
             result = messages.violation(str(exc))
         result["worker_peak_rss_mb"] = round(peak / 2**20, 1)
