@@ -84,9 +84,11 @@ class Ready(_Message):
 
 
 class Done(_Message):
-    """The worker's own word that the job's process ended (its exit status), after it reaped it."""
+    """The worker's own word that the job's process ended (its exit status), after it reaped it, and
+    the command lines of the processes the job left running, which the worker killed (leftovers.py)."""
     done: Literal[True]
     status: Annotated[int, Field(strict=True, ge=-128, le=255)]
+    left: Annotated[list[Annotated[str, StringConstraints(strict=True, max_length=120)]], Field(max_length=20)] = []
 
 
 class GraphWork(_Message):

@@ -112,6 +112,7 @@ class Worker:
         self.start_cost: dict[str, float] | None = None  # the last start's, until a job result carries it
         self.cap_mb = options.cap_mb()  # fixed when the pool is made, so it does not drift mid-run
         self._job: dict[str, Any] | None = None  # the job in flight, as sent
+        self.left_behind: tuple[str, ...] = ()  # what the last job left running (the worker killed it)
         self._kill_lock = threading.Lock()  # kill() may come from a shutdown while a stop is under way
 
     @property
@@ -220,6 +221,7 @@ class Worker:
             return failure("crash", "WorkerGone", "conversion worker was shut down")
         mine, theirs = socket.socketpair()
         self._job = job
+        self.left_behind = ()
         self.jobs += 1
         try:
             return self._run(conn, proc, mine, theirs, job, cancel, self.job_fds(), self._ended)
@@ -238,7 +240,7 @@ class Worker:
         cap_mb = self.cap_mb
         cap = cap_mb * 2**20
         peak = 0
-        answer, control = wire.FrameReader(), wire.FrameReader(limit=256)
+        answer, control = wire.FrameReader(), wire.FrameReader(limit=8192)
         raw: dict[str, Any] | None = None
         try:
             wire.send(conn, job, (theirs.fileno(), *fds))
@@ -255,7 +257,8 @@ class Worker:
                 if conn in readable:
                     done = control.feed(conn)
                     if done is not None:
-                        status = messages.done(done).status
+                        ended_job = messages.done(done)
+                        status, self.left_behind = ended_job.status, tuple(ended_job.left)
                         if raw is None and not answer.eof:
                             raw = answer.feed(mine)  # all of it is buffered once the child has ended
                         return ended(raw, status, peak)
@@ -304,6 +307,11 @@ class Worker:
         if raw is None:  # the job's process died: the worker is replaced as if it had (its staging goes too)
             self.kill()
             return failure("crash", "WorkerCrash", f"conversion worker died ({_reason(status)})")
+        if status != 0:
+            # A result counts only from a process that ended cleanly: one stopped or killed after it
+            # sent (by another process, say) may have sent what another process wrote in its name.
+            return failure("crash", "JobCrash", f"the job's process ended with {_reason(status)} after sending "
+                                                "a result; the result is not taken")
         try:
             result = self.finish(messages.result(raw, derive=bool(self._job and self._job.get("derive"))))
         except wire.ProtocolError as exc:
@@ -343,7 +351,7 @@ class Worker:
         return compute_recheck.rejudged(result, check, read)
 
     def _graph_read(self, raw: dict[str, Any] | None, status: int, peak: int) -> dict[str, Any]:
-        if raw is None:
+        if raw is None or status != 0:
             self.kill()
             return failure("crash", "GraphReaderCrash", f"the graph reader died ({_reason(status)})")
         try:

@@ -5,7 +5,8 @@ bound to a path: a listener of the host's (a database, a desktop bus, an agent) 
 anywhere in the view (the model's own folder, say) could be connected to. So socket(AF_UNIX, ...)
 fails with EACCES; socketpair() is still allowed (it connects to nothing outside the process), and
 descriptors handed in by the parent keep working. System calls of another architecture (the x32
-ABI, 32-bit programs) fail with ENOSYS, since their numbers would slip past the filter.
+ABI, 32-bit programs) fail with ENOSYS, since their numbers would slip past the filter. The calls that
+reach into another process (ptrace, process_vm_*, pidfd_open, pidfd_getfd) fail with EPERM.
 
 Classic BPF, written out here for x86-64 and arm64 (the architectures nnlite runs on); elsewhere
 there is no program and `nnlite doctor` says that unix sockets are not refused.
@@ -19,6 +20,10 @@ import struct
 
 # linux/audit.h, linux/seccomp.h, asm/unistd.h
 _ARCH = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198), "arm64": (0xC00000B7, 198)}
+# Reaching into another process: ptrace, process_vm_readv/writev, pidfd_open, pidfd_getfd. A process
+# a model left running could take a later job's result socket (pidfd_getfd) or rewrite its memory.
+_INTO_OTHERS = {0xC000003E: (101, 310, 311, 434, 438), 0xC00000B7: (117, 270, 271, 434, 438)}
+_EPERM = 1
 _X32_BIT = 0x40000000
 _RET_ALLOW = 0x7FFF0000
 _RET_ERRNO = 0x00050000
@@ -48,6 +53,8 @@ def program(machine: str | None = None) -> bytes | None:
     ]
     if x32:
         insns += [_insn(_JGE_K, 0, 1, _X32_BIT), _insn(_RET_K, 0, 0, _RET_ERRNO | _ENOSYS)]
+    for nr in _INTO_OTHERS[arch]:
+        insns += [_insn(_JEQ_K, 0, 1, nr), _insn(_RET_K, 0, 0, _RET_ERRNO | _EPERM)]
     insns += [
         _insn(_JEQ_K, 0, 3, nr_socket),
         _insn(_LD_W_ABS, 0, 0, _ARG0),

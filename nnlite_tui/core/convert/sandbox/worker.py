@@ -119,7 +119,9 @@ class SandboxedWorker(Worker):
         return self._host_pid
 
     def command(self, fd: int) -> list[str]:
-        return [*super().command(fd), "clean"]  # the scratch emptied before each job (worker/job_scratch.py)
+        # The scratch emptied before each job (worker/job_scratch.py); in bubblewrap's pid namespace,
+        # whatever a job left running killed after it (worker/leftovers.py).
+        return [*super().command(fd), "clean", *(["own-pid-namespace"] if self.mechanism == "bwrap" else [])]
 
     def job_fds(self) -> tuple[int, ...]:
         return () if self._log_fd is None else (self._log_fd,)
@@ -132,7 +134,7 @@ class SandboxedWorker(Worker):
             return result
         began = time.perf_counter()
         after = self._state()
-        left = view.end_leftovers(after.started_since(self.start_state))
+        left = view.end_leftovers(after.started_since(self.start_state)) + tuple((0, c) for c in self.left_behind)
         result = verdict.judge(result, self.baseline, after, left, self.launch.cap if self.launch else None,
                                contained=self.mechanism == "bwrap")
         self._replace = result.get("cause") in verdict.RECYCLE
