@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nnlite_tui.core.convert import compute_recheck, intake, messages, wire
+from nnlite_tui.core.convert.log_pipe import LogPipe
 from nnlite_tui.core.convert.process_tree import tree_sum
 from nnlite_tui.core.convert.phases import merged
 from nnlite_tui.core.convert.memory_cap import over_cap_message
@@ -134,13 +135,15 @@ class Worker:
     def start(self) -> None:
         began = time.perf_counter()
         parent_sock, child_sock = socket.socketpair()
-        log = open(self.log_dir / "worker-startup.log", "ab") if self.log_dir else subprocess.DEVNULL
+        # The worker's stdout and stderr are a pipe drained into the shared startup log (log_pipe.py),
+        # never the log file itself.
+        pipe = LogPipe(self.log_dir / "worker-startup.log") if self.log_dir else None
         try:
-            self.process = self.spawn(child_sock.fileno(), log)
+            self.process = self.spawn(child_sock.fileno(), pipe.write_fd if pipe else subprocess.DEVNULL)
         finally:
             child_sock.close()
-            if log is not subprocess.DEVNULL:
-                log.close()
+            if pipe is not None:
+                pipe.close()
         if self.gate.paused:  # started (e.g. recycled) during a host benchmark: hold it back too
             signal_group(self.process.pid, signal.SIGSTOP)
         self.conn = parent_sock

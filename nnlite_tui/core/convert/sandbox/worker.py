@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nnlite_tui.core.convert import intake
+from nnlite_tui.core.convert.log_pipe import LogPipe
 from nnlite_tui.core.convert.orphans import owner_mark
 from nnlite_tui.core.convert.pool import PauseGate, Worker, failure, killpg
 from nnlite_tui.core.convert.sandbox import spawner, verdict, view
@@ -160,17 +161,21 @@ class SandboxedWorker(Worker):
             inner["out_path"] = str(self.staging / "out" / Path(job["out_path"]).name)
         if job.get("fp32_path"):
             inner["fp32_path"] = str(self._copy_in(Path(job["fp32_path"])))
-        if job.get("log_path"):
-            self._log_fd = os.open(job["log_path"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-            inner["log_path"] = None  # the log goes as a descriptor with the job (job_fds)
+        # The job's log goes as the write end of a pipe with the job (job_fds), drained into the log
+        # file here (log_pipe.py): a descriptor of the file itself could be opened again without O_APPEND.
+        pipe = LogPipe(Path(job["log_path"])) if job.get("log_path") else None
+        if pipe is not None:
+            self._log_fd = pipe.write_fd
+            inner["log_path"] = None
         self._artifact = (inner["out_path"], job["out_path"]) if job.get("out_path") else None
         try:
             result = super().run(inner, cancel)
         finally:
             self._artifact = None
-            if self._log_fd is not None:
-                os.close(self._log_fd)
-                self._log_fd = None
+            self._log_fd = None
+            if pipe is not None:
+                pipe.close()
+                pipe.wait(1.0)  # the job has ended (its leftovers too, under bwrap): its last lines are in
         result = self._over_cap(result)
         if self._replace:
             self.kill()
