@@ -178,6 +178,10 @@ class Worker:
         """Descriptors to pass with the next job after its result socket (the sandbox's job log)."""
         return ()
 
+    def over_disk(self) -> dict[str, Any] | None:
+        """A failure if the job in flight wrote more than it may on the host's disk (polled)."""
+        return None
+
     def finish(self, result: dict[str, Any]) -> dict[str, Any]:
         """The job's checked result, judged while the worker still runs (before a recycle stops it): a
         success gets the artifact's size and sha256 as this process measures them."""
@@ -283,6 +287,10 @@ class Worker:
                 if used > cap:
                     self.kill()
                     return failure("out-of-memory", "MemoryCap", over_cap_message(used / 2**20, cap_mb))
+                over = self.over_disk()
+                if over is not None:
+                    self.kill()
+                    return over
         except wire.ProtocolError as exc:
             # The job's process sent what is not a result: the model's doing. The worker is replaced
             # (its control socket may be out of step), and the job fails alone.

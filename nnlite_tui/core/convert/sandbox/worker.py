@@ -29,7 +29,7 @@ from nnlite_tui.core.convert import intake
 from nnlite_tui.core.convert.log_pipe import LogPipe
 from nnlite_tui.core.convert.orphans import owner_mark
 from nnlite_tui.core.convert.pool import PauseGate, Worker, failure, killpg
-from nnlite_tui.core.convert.sandbox import spawner, verdict, view
+from nnlite_tui.core.convert.sandbox import spawner, staging_cap, verdict, view
 from nnlite_tui.core.convert.sandbox.launch import SandboxSetup, launch_for
 from nnlite_tui.core.convert.sandbox.policy import Launch
 from nnlite_tui.core.convert.sandbox.process_cap import tree_tasks
@@ -60,6 +60,7 @@ class SandboxedWorker(Worker):
         self.start_state = self.baseline = view.SandboxState({}, ())
         self.check_s: float | None = None
         self._artifact: tuple[str, str] | None = None  # (staged path, the job's out_path) of the job in flight
+        self._staging_cap, self._disk_polled = staging_cap.cap_bytes(), 0.0
 
     @property
     def mechanism(self) -> str:
@@ -124,12 +125,24 @@ class SandboxedWorker(Worker):
         # whatever a job left running killed after it (worker/leftovers.py).
         return [*super().command(fd), "clean", *(["own-pid-namespace"] if self.mechanism == "bwrap" else [])]
 
+    def over_disk(self) -> dict[str, Any] | None:
+        now = time.monotonic()
+        if self.staging is None or now - self._disk_polled < staging_cap.POLL_S:
+            return None
+        self._disk_polled = now
+        used = staging_cap.used_bytes(self.staging)
+        return staging_cap.over_cap(used, self._staging_cap) if used > self._staging_cap else None
+
     def job_fds(self) -> tuple[int, ...]:
         return () if self._log_fd is None else (self._log_fd,)
 
     def finish(self, result: dict[str, Any]) -> dict[str, Any]:
         # The artifact leaves the staging directory first: the pool may recycle the worker (and its
         # staging with it) as soon as finish() returns.
+        if self.staging is not None:  # the poll during the job may have missed the last writes
+            used = staging_cap.used_bytes(self.staging)
+            if used > self._staging_cap:
+                result = staging_cap.over_cap(used, self._staging_cap)
         result = self._deliver(result)
         if self.process is None or self.process.poll() is not None:
             return result
@@ -159,8 +172,11 @@ class SandboxedWorker(Worker):
             inner["spec"] = {**job["spec"], "file": os.path.abspath(job["spec"]["file"])}
         if job.get("out_path"):
             inner["out_path"] = str(self.staging / "out" / Path(job["out_path"]).name)
+        copied = 0
         if job.get("fp32_path"):
             inner["fp32_path"] = str(self._copy_in(Path(job["fp32_path"])))
+            copied = os.path.getsize(inner["fp32_path"])
+        self._staging_cap, self._disk_polled = staging_cap.cap_bytes(copied), 0.0
         # The job's log goes as the write end of a pipe with the job (job_fds), drained into the log
         # file here (log_pipe.py): a descriptor of the file itself could be opened again without O_APPEND.
         pipe = LogPipe(Path(job["log_path"])) if job.get("log_path") else None
