@@ -125,11 +125,13 @@ class SandboxedWorker(Worker):
         # whatever a job left running killed after it (worker/leftovers.py).
         return [*super().command(fd), "clean", *(["own-pid-namespace"] if self.mechanism == "bwrap" else [])]
 
-    def over_disk(self) -> dict[str, Any] | None:
-        now = time.monotonic()
-        if self.staging is None or now - self._disk_polled < staging_cap.POLL_S:
+    def over_disk(self, now: bool = False) -> dict[str, Any] | None:
+        """The job's failure if its staging directory holds more than its bound (measured at most every
+        POLL_S, or `now`)."""
+        clock = time.monotonic()
+        if self.staging is None or (not now and clock - self._disk_polled < staging_cap.POLL_S):
             return None
-        self._disk_polled = now
+        self._disk_polled = clock
         used = staging_cap.used_bytes(self.staging)
         return staging_cap.over_cap(used, self._staging_cap) if used > self._staging_cap else None
 
@@ -139,10 +141,7 @@ class SandboxedWorker(Worker):
     def finish(self, result: dict[str, Any]) -> dict[str, Any]:
         # The artifact leaves the staging directory first: the pool may recycle the worker (and its
         # staging with it) as soon as finish() returns.
-        if self.staging is not None:  # the poll during the job may have missed the last writes
-            used = staging_cap.used_bytes(self.staging)
-            if used > self._staging_cap:
-                result = staging_cap.over_cap(used, self._staging_cap)
+        result = self.over_disk(now=True) or result  # the poll during the job may have missed the last writes
         result = self._deliver(result)
         if self.process is None or self.process.poll() is not None:
             return result
