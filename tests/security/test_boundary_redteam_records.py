@@ -76,7 +76,8 @@ def test_a_derivations_accuracy_is_bounded_and_judged_again():
 
     block = {"precision": "int8", "route": "r", "top1_agreement": 0.1, "max_abs_err_rel": 0.5,
              "mean_abs_err_rel": 0.1, "cosine": 0.5, "max_abs_err": 1.0, "samples": 4,
-             "tolerance": {"cosine": 0.0}, "verdict": "ok", "beyond": []}
+             "tolerance": {"cosine": 0.0}, "verdict": "ok", "beyond": [],
+             "alternatives": [{"route": "pt2e", "error": "no"}]}
     judged = messages.result({"ok": True, "stage": "done", "accuracy": block}, derive=True)["accuracy"]
     assert judged["verdict"] == "degraded" and judged["beyond"]
     with pytest.raises(wire.ProtocolError):

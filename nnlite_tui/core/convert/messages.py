@@ -137,6 +137,7 @@ class Accuracy(_Strict):
     tolerance: dict[Name, Annotated[float, Field(strict=True, allow_inf_nan=False)]] = Field(max_length=16)
     verdict: Literal["ok", "degraded"]
     beyond: list[Text] = Field(max_length=16)
+    alternatives: list[Record] | None = Field(None, max_length=4)  # a route tried and not kept (quantize.py)
 
 
 Phases = Annotated[dict[Name, Phase], Field(max_length=32)]
@@ -272,7 +273,7 @@ def _rejudged(block: Accuracy) -> dict[str, Any]:
                         max_abs_err_rel=block.max_abs_err_rel, mean_abs_err_rel=block.mean_abs_err_rel,
                         cosine=block.cosine, max_abs_err=block.max_abs_err)
     judged, beyond = verdict(block.precision, cost)
-    return {**block.model_dump(), "tolerance": dict(TOLERANCES[block.precision]), "verdict": judged, "beyond": beyond}
+    return {**block.model_dump(exclude_unset=True), "tolerance": dict(TOLERANCES[block.precision]), "verdict": judged, "beyond": beyond}
 
 
 def graph_work(message: dict[str, Any]) -> dict[str, Any]:
