@@ -39,3 +39,20 @@ def test_a_result_from_a_process_that_ended_with_a_failure_is_not_taken(hopper_r
     assert hopper_run["reports"]["sends_then_fails"]["valid"] is False
     assert conversion["error_type"] != "SentBeforeDying", conversion
     assert "status 3" in conversion["error_message"] or "exit code 3" in conversion["error_message"], conversion
+
+
+def test_outside_a_pid_namespace_of_its_own_the_worker_kills_nothing():
+    """kill(-1) from a process that is not pid 2 of bubblewrap's namespace would reach the user's own
+    processes: the worker's clean-up refuses to run there (this test process is not pid 2)."""
+    import subprocess
+    import sys
+
+    from nnlite_tui.core.convert.worker import leftovers
+
+    bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert leftovers.end_all() == []
+        assert bystander.poll() is None
+    finally:
+        bystander.kill()
+        bystander.wait()
