@@ -13,16 +13,60 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints, ValidationError, field_validator
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StringConstraints, ValidationError,
+                      field_validator, model_validator)
 
 from nnlite_tui.core.convert.wire import ProtocolError
 
 Text = Annotated[str, StringConstraints(strict=True, max_length=20_000)]
 Name = Annotated[str, StringConstraints(strict=True, max_length=200)]
 Count = Annotated[int, Field(strict=True, ge=0, le=10**18)]
-Seconds = Annotated[float, Field(ge=0, le=10**7)]
+Seconds = Annotated[float, Field(strict=True, ge=0, le=10**7, allow_inf_nan=False)]
 Shape = list[Annotated[int, Field(strict=True, ge=-1, le=2**40)]]
-Record = dict[Name, Any]  # nested JSON data; the frame's size bounds it
+Fraction = Annotated[float, Field(strict=True, ge=0, le=1, allow_inf_nan=False)]
+Error = Annotated[float, Field(strict=True, ge=0)]  # a difference: infinite when the outputs diverge, never NaN
+
+# A free record's bounds: whatever the runner later does with it (the strict JSON writers recurse, the
+# report and the console walk it) stays cheap and shallow. The frame's 4 MiB alone would let a
+# thousand levels of nesting through, which stops the writer with a RecursionError.
+RECORD_DEPTH = 16
+RECORD_ITEMS = 100_000
+BIG_INT = 2**63  # beyond it an int is no measured figure, and float() of it may overflow
+
+
+def _bounded(value: Any) -> Any:
+    """JSON data of bounded depth and size (str, bool, None, int within BIG_INT, float, list, dict with
+    str keys); ValueError for anything else. Iterative, so that no depth of nesting can exhaust a stack."""
+    items, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        items += 1
+        if items > RECORD_ITEMS:
+            raise ValueError(f"a record of more than {RECORD_ITEMS} values")
+        if depth > RECORD_DEPTH:
+            raise ValueError(f"a record nested deeper than {RECORD_DEPTH} levels")
+        if isinstance(item, dict):
+            for key, inner in item.items():
+                if not isinstance(key, str) or len(key) > 200:
+                    raise ValueError("a record key that is not a short string")
+                stack.append((inner, depth + 1))
+        elif isinstance(item, list):
+            stack.extend((inner, depth + 1) for inner in item)
+        elif isinstance(item, bool) or item is None or isinstance(item, float):
+            continue
+        elif isinstance(item, int):
+            if abs(item) >= BIG_INT:
+                raise ValueError("an integer too large to be a measured figure")
+        elif isinstance(item, str):
+            if len(item) > 20_000:
+                raise ValueError("a string of more than 20,000 characters in a record")
+        else:
+            raise ValueError(f"a {type(item).__name__} in a record")
+    return value
+
+
+Record = Annotated[dict[Name, Any], AfterValidator(_bounded)]  # nested JSON data, bounded
+Bounded = Annotated[Any, AfterValidator(_bounded)]
 
 # Set by the runner from what it measured or decided itself, never taken from a worker.
 RUNNER_KEYS = frozenset({"artifact_path", "artifact_bytes", "artifact_sha256", "model", "key", "cached",
@@ -40,9 +84,11 @@ class Ready(_Message):
 
 
 class Done(_Message):
-    """The worker's own word that the job's process ended (its exit status), after it reaped it."""
+    """The worker's own word that the job's process ended (its exit status), after it reaped it, and
+    the command lines of the processes the job left running, which the worker killed (leftovers.py)."""
     done: Literal[True]
     status: Annotated[int, Field(strict=True, ge=-128, le=255)]
+    left: Annotated[list[Annotated[str, StringConstraints(strict=True, max_length=120)]], Field(max_length=20)] = []
 
 
 class GraphWork(_Message):
@@ -60,6 +106,44 @@ class ProbeAnswer(BaseModel):
     modules: Count | None = None
 
 
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Phase(_Strict):
+    s: Seconds
+    cpu_s: Seconds
+
+
+class Validation(_Strict):
+    """How much the compute check could tell (worker/validation.py strength())."""
+    inputs: Count
+    strength: Name
+    input_sensitivity: Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)] | None = None
+
+
+class Accuracy(_Strict):
+    """A derived precision's accuracy block (worker/accuracy.py accuracy_block()): only its keys, its
+    figures in their ranges. The verdict is judged again by the runner from the figures."""
+    precision: Name
+    route: Text
+    calibration: Record | None = None
+    top1_agreement: Fraction | None = None
+    max_abs_err_rel: Error
+    mean_abs_err_rel: Error
+    cosine: Annotated[float, Field(strict=True, ge=-1, le=1, allow_inf_nan=False)]
+    max_abs_err: Error
+    samples: Annotated[int, Field(strict=True, ge=1, le=10**6)]
+    tolerance: dict[Name, Annotated[float, Field(strict=True, allow_inf_nan=False)]] = Field(max_length=16)
+    verdict: Literal["ok", "degraded"]
+    beyond: list[Text] = Field(max_length=16)
+    alternatives: list[Record] | None = Field(None, max_length=4)  # a route tried and not kept (quantize.py)
+
+
+Phases = Annotated[dict[Name, Phase], Field(max_length=32)]
+Timings = Annotated[dict[Name, Seconds], Field(max_length=32)]
+
+
 class WorkerResult(_Message):
     """A job's result as the worker sends it (worker/main.py, the runtimes' export and derive)."""
     ok: StrictBool
@@ -75,14 +159,14 @@ class WorkerResult(_Message):
     construct_: Record | None = Field(None, alias="construct")  # `construct` is a pydantic method
     input_size_retry: Record | None = None
     seconds: Seconds | None = None
-    phases: dict[Name, Any] | None = None
-    timings: dict[Name, Any] | None = None
+    phases: Phases | None = None
+    timings: Timings | None = None
     params: Count | None = None
     layout: Name | None = None
     input_shape: Shape | None = None
     input_shapes: list[Shape] | Text | None = None
     input_dtypes: list[Name] | Text | None = None
-    input_signature: list[Any] | Record | None = None
+    input_signature: Annotated[list[Any], AfterValidator(_bounded)] | Record | None = None
     artifact_input_shape: Shape | None = None
     artifact_input_dtype: Name | None = None
     output_shapes: list[Shape] | None = None
@@ -96,13 +180,13 @@ class WorkerResult(_Message):
     converter: Name | None = None
     converter_version: Name | None = None
     torch_version: Name | None = None
-    rewrites: list[Any] | Record | None = None
+    rewrites: Annotated[list[Any], AfterValidator(_bounded)] | Record | None = None
     delegation: Record | None = None
-    max_abs_diff: float | None = None
-    validation: Record | None = None
+    max_abs_diff: Annotated[float, Field(strict=True)] | None = None
+    validation: Validation | None = None
     measured_graph: Record | None = None
     precision: Name | None = None
-    accuracy: Record | None = None
+    accuracy: Accuracy | None = None
     quantization: Record | None = None
     sandbox_record: list[dict[Name, Text | None]] | None = None  # what the model attempted (attempt_record.py)
 
@@ -112,6 +196,14 @@ class WorkerResult(_Message):
         if value is not None and not math.isnan(value) and value < 0:
             raise ValueError("a difference is never negative")
         return value
+
+    @model_validator(mode="after")
+    def _no_valid_nan(self) -> WorkerResult:
+        # A NaN difference compares false with every tolerance: a result that says it passed with one
+        # did not pass anything.
+        if self.ok and self.max_abs_diff is not None and math.isnan(self.max_abs_diff):
+            raise ValueError("a result that passed with a NaN difference (max_abs_diff)")
+        return self
 
 
 class ActorResult(WorkerResult):
@@ -152,16 +244,36 @@ def done(message: dict[str, Any]) -> Done:
         raise _refused("the worker's job-ended message", exc) from None
 
 
-def result(message: dict[str, Any]) -> dict[str, Any]:
-    """A worker's job result as a plain dict of the fields it sent (checked); ProtocolError if refused."""
+def result(message: dict[str, Any], derive: bool = False) -> dict[str, Any]:
+    """A worker's job result as a plain dict of the fields it sent (checked); ProtocolError if refused.
+
+    An accuracy block is taken only from a derivation job (`derive`), the one kind that measures it;
+    its verdict is judged again here from its figures against the runner's own tolerances."""
     taken = sorted(RUNNER_KEYS & message.keys())
     if taken:
         raise ProtocolError(f"the result sets {', '.join(taken)[:200]}, which only the runner measures")
+    if not derive and message.get("accuracy") is not None:
+        raise ProtocolError("the result carries an accuracy, which only a derived precision's job measures")
     try:
         checked = WorkerResult.model_validate(message)
     except ValidationError as exc:
         raise _refused("the job's result", exc) from None
-    return checked.model_dump(exclude_unset=True, by_alias=True)
+    sent = checked.model_dump(exclude_unset=True, by_alias=True)
+    if checked.accuracy is not None:
+        sent["accuracy"] = _rejudged(checked.accuracy)
+    return sent
+
+
+def _rejudged(block: Accuracy) -> dict[str, Any]:
+    from nnlite_tui.core.convert.worker.accuracy import TOLERANCES, AccuracyCost, verdict
+
+    if block.precision not in TOLERANCES:
+        raise ProtocolError(f"an accuracy for an unknown precision {block.precision[:40]!r}")
+    cost = AccuracyCost(samples=block.samples, top1_agreement=block.top1_agreement,
+                        max_abs_err_rel=block.max_abs_err_rel, mean_abs_err_rel=block.mean_abs_err_rel,
+                        cosine=block.cosine, max_abs_err=block.max_abs_err)
+    judged, beyond = verdict(block.precision, cost)
+    return {**block.model_dump(exclude_unset=True), "tolerance": dict(TOLERANCES[block.precision]), "verdict": judged, "beyond": beyond}
 
 
 def graph_work(message: dict[str, Any]) -> dict[str, Any]:

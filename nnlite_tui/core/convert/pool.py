@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nnlite_tui.core.convert import compute_recheck, intake, messages, wire
+from nnlite_tui.core.convert.log_pipe import LogPipe
 from nnlite_tui.core.convert.process_tree import tree_sum
 from nnlite_tui.core.convert.phases import merged
 from nnlite_tui.core.convert.memory_cap import over_cap_message
@@ -112,6 +113,7 @@ class Worker:
         self.start_cost: dict[str, float] | None = None  # the last start's, until a job result carries it
         self.cap_mb = options.cap_mb()  # fixed when the pool is made, so it does not drift mid-run
         self._job: dict[str, Any] | None = None  # the job in flight, as sent
+        self.left_behind: tuple[str, ...] = ()  # what the last job left running (the worker killed it)
         self._kill_lock = threading.Lock()  # kill() may come from a shutdown while a stop is under way
 
     @property
@@ -133,13 +135,15 @@ class Worker:
     def start(self) -> None:
         began = time.perf_counter()
         parent_sock, child_sock = socket.socketpair()
-        log = open(self.log_dir / "worker-startup.log", "ab") if self.log_dir else subprocess.DEVNULL
+        # The worker's stdout and stderr are a pipe drained into the shared startup log (log_pipe.py),
+        # never the log file itself.
+        pipe = LogPipe(self.log_dir / "worker-startup.log") if self.log_dir else None
         try:
-            self.process = self.spawn(child_sock.fileno(), log)
+            self.process = self.spawn(child_sock.fileno(), pipe.write_fd if pipe else subprocess.DEVNULL)
         finally:
             child_sock.close()
-            if log is not subprocess.DEVNULL:
-                log.close()
+            if pipe is not None:
+                pipe.close()
         if self.gate.paused:  # started (e.g. recycled) during a host benchmark: hold it back too
             signal_group(self.process.pid, signal.SIGSTOP)
         self.conn = parent_sock
@@ -173,6 +177,10 @@ class Worker:
     def job_fds(self) -> tuple[int, ...]:
         """Descriptors to pass with the next job after its result socket (the sandbox's job log)."""
         return ()
+
+    def over_disk(self) -> dict[str, Any] | None:
+        """A failure if the job in flight wrote more than it may on the host's disk (polled)."""
+        return None
 
     def finish(self, result: dict[str, Any]) -> dict[str, Any]:
         """The job's checked result, judged while the worker still runs (before a recycle stops it): a
@@ -220,6 +228,7 @@ class Worker:
             return failure("crash", "WorkerGone", "conversion worker was shut down")
         mine, theirs = socket.socketpair()
         self._job = job
+        self.left_behind = ()
         self.jobs += 1
         try:
             return self._run(conn, proc, mine, theirs, job, cancel, self.job_fds(), self._ended)
@@ -238,7 +247,7 @@ class Worker:
         cap_mb = self.cap_mb
         cap = cap_mb * 2**20
         peak = 0
-        answer, control = wire.FrameReader(), wire.FrameReader(limit=256)
+        answer, control = wire.FrameReader(), wire.FrameReader(limit=8192)
         raw: dict[str, Any] | None = None
         try:
             wire.send(conn, job, (theirs.fileno(), *fds))
@@ -255,7 +264,8 @@ class Worker:
                 if conn in readable:
                     done = control.feed(conn)
                     if done is not None:
-                        status = messages.done(done).status
+                        ended_job = messages.done(done)
+                        status, self.left_behind = ended_job.status, tuple(ended_job.left)
                         if raw is None and not answer.eof:
                             raw = answer.feed(mine)  # all of it is buffered once the child has ended
                         return ended(raw, status, peak)
@@ -277,6 +287,10 @@ class Worker:
                 if used > cap:
                     self.kill()
                     return failure("out-of-memory", "MemoryCap", over_cap_message(used / 2**20, cap_mb))
+                over = self.over_disk()
+                if over is not None:
+                    self.kill()
+                    return over
         except wire.ProtocolError as exc:
             # The job's process sent what is not a result: the model's doing. The worker is replaced
             # (its control socket may be out of step), and the job fails alone.
@@ -304,8 +318,13 @@ class Worker:
         if raw is None:  # the job's process died: the worker is replaced as if it had (its staging goes too)
             self.kill()
             return failure("crash", "WorkerCrash", f"conversion worker died ({_reason(status)})")
+        if status != 0:
+            # A result counts only from a process that ended cleanly: one stopped or killed after it
+            # sent (by another process, say) may have sent what another process wrote in its name.
+            return failure("crash", "JobCrash", f"the job's process ended with {_reason(status)} after sending "
+                                                "a result; the result is not taken")
         try:
-            result = self.finish(messages.result(raw))
+            result = self.finish(messages.result(raw, derive=bool(self._job and self._job.get("derive"))))
         except wire.ProtocolError as exc:
             result = messages.violation(str(exc))
         result["worker_peak_rss_mb"] = round(peak / 2**20, 1)
@@ -343,7 +362,7 @@ class Worker:
         return compute_recheck.rejudged(result, check, read)
 
     def _graph_read(self, raw: dict[str, Any] | None, status: int, peak: int) -> dict[str, Any]:
-        if raw is None:
+        if raw is None or status != 0:
             self.kill()
             return failure("crash", "GraphReaderCrash", f"the graph reader died ({_reason(status)})")
         try:

@@ -105,9 +105,10 @@ def _probe_once(specs: list[ModelSpec], on_cost: Callable[[str, float], None], d
                 answer = probe_answer(json.loads(line))
             except (ValueError, RecursionError):
                 continue  # not one of its answers
-            answered[answer.name] = answer.params is not None and answer.modules is not None
-            if answered[answer.name]:
-                on_cost(answer.name, estimate_s(answer.params, answer.modules))
+            params, modules = answer.params, answer.modules
+            answered[answer.name] = params is not None and modules is not None
+            if params is not None and modules is not None:
+                on_cost(answer.name, estimate_s(params, modules))
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -40,14 +40,30 @@ class Attempt:
         return self.number >= self.max_attempts
 
 
+def unit_fault(model: str, exc: Exception) -> dict[str, Any]:
+    """The failure of a unit whose result could not be handled (a deterministic stage: never retried)."""
+    return {"ok": False, "stage": "sandbox", "error_type": "UnitFault", "cause": "protocol", "model": model,
+            "error_message": f"handling this unit's conversion result failed: {type(exc).__name__}: "
+                             f"{str(exc)[:200]}"}
+
+
 def convert_step(spec: ModelSpec, converter: ConvertsModels, *, dest: Path, log_path: Path,
                  cancel: threading.Event, emit: Callable[[Event], None], attempt: Attempt) -> Outcome:
     emit(StageStarted(model=spec.name, stage="convert", attempt=attempt.number))
     log_path.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    with LogTailer(log_path, spec.name, "convert", emit):
-        raw = converter.convert(spec, dest, log_path, cancel=cancel)
-    result = ConversionResult.from_converter(raw, seconds=time.monotonic() - started)
+    try:
+        with LogTailer(log_path, spec.name, "convert", emit):
+            raw = converter.convert(spec, dest, log_path, cancel=cancel)
+        result = ConversionResult.from_converter(raw, seconds=time.monotonic() - started)
+    except OSError:
+        raise  # a refused write: the run's unit_faults tells the disk's from the unit's
+    except Exception as exc:  # noqa: BLE001 - the unit fails alone, with the cause
+        # What a worker sent is hostile data, checked field by field (messages.py); if handling one
+        # unit's result still breaks, that unit fails, deterministically (a resume does not retry it
+        # into the same fault), and the run goes on with the others.
+        raw = unit_fault(spec.name, exc)
+        result = ConversionResult.from_converter(raw, seconds=time.monotonic() - started)
     detail = "cached" if result.cached else (result.error.message if result.error else "") or ""
     emit(StageFinished(model=spec.name, stage="convert", ok=result.ok, seconds=result.seconds, detail=detail[:300],
                        phases=raw.get("phases")))

@@ -17,7 +17,7 @@ from nnlite_tui.core.convert.sandbox import spawner
 from nnlite_tui.core.convert.sandbox.availability import Availability, in_effect, unshare_prefix
 from nnlite_tui.core.convert.sandbox.policy import PATH, Launch, SandboxPolicy, inner_env, outermost, wrap
 from nnlite_tui.core.convert.sandbox.process_cap import ProcessCap
-from nnlite_tui.core.convert.sandbox.sources import Sources, checkpoint_caches, source_roots
+from nnlite_tui.core.convert.sandbox.sources import Sources, checkpoint_caches, dotted, source_roots
 from nnlite_tui.core.convert.worker.attempt_record import ENV_WRITABLE
 
 # What the worker, torch and the converters read from the environment, by exact name; nothing else of the
@@ -78,9 +78,11 @@ class SandboxSetup:
         read_only = outermost((*sources.read_only, *self.read_only))
         # A hidden directory must not cover a source (a run directory given as a model folder, say).
         hidden = tuple(h for h in self.hidden if not any(r == h or h in r.parents for r in read_only))
+        dot_dirs, dot_files = dotted(sources.read_only)
         env = {**passed_env(), **self.env,
                ENV_WRITABLE: os.pathsep.join(str(p) for p in (scratch, *writable))}
-        return SandboxPolicy(scratch=scratch, read_only=read_only, writable=writable, hidden=hidden,
+        return SandboxPolicy(scratch=scratch, read_only=read_only, writable=writable, hidden=(*hidden, *dot_dirs),
+                             masked=dot_files,
                              python_path=sources.python_path, max_tasks=self.availability.max_tasks or None, env=env,
                              memory_bytes=memory_mb * 2**20 if memory_mb else None,
                              scratch_bytes=scratch_mb(memory_mb) * 2**20)

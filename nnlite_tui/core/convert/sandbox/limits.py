@@ -3,7 +3,7 @@ scratch's size, unix sockets, and which of the user's environment variables go i
 
 from __future__ import annotations
 
-from nnlite_tui.core.convert.sandbox import memory_cgroup, seccomp
+from nnlite_tui.core.convert.sandbox import memory_cgroup, seccomp, staging_cap
 from nnlite_tui.core.convert.sandbox.availability import Availability
 from nnlite_tui.core.convert.sandbox.launch import ENV_SCRATCH_MB, PASSED_ENV, scratch_mb
 
@@ -21,6 +21,9 @@ def rows(found: Availability, memory_mb: int | None = None) -> list[tuple[str, s
                                f"a model that fills it fails as scratch-full, the host's disk untouched"))
     elif found.sandboxed:
         out.append(("scratch", "on disk, NOT size-limited (this bubblewrap lacks --size)"))
+    if found.sandboxed:
+        out.append(("staging", f"{staging_cap.cap_bytes() // 2**20} MB per job on the cache's disk "
+                               f"(${staging_cap.ENV_STAGING_MB}; polled): past it the job fails as scratch-full"))
     refused = found.sandboxed and "--seccomp" in found.options and seccomp.program() is not None
     out.append(("unix sockets", "refused (seccomp: socket(AF_UNIX) fails with EACCES)" if refused else
                 "NOT refused: a unix socket bound to a path in the view can be connected to"))

@@ -42,6 +42,7 @@ class SandboxPolicy:
     read_only: tuple[Path, ...] = ()  # model sources, caches a model may read (torch hub)
     writable: tuple[Path, ...] = ()
     hidden: tuple[Path, ...] = ()  # empty and read-only, even inside a read-only path
+    masked: tuple[Path, ...] = ()  # files read as empty (/dev/null over them), even inside a read-only path
     python_path: tuple[Path, ...] = ()  # PYTHONPATH inside, after this package's own root
     max_tasks: int | None = None  # processes and threads at once (process_cap.py); None: no cap
     env: Mapping[str, str] = field(default_factory=dict)  # the only other variables passed in
@@ -49,7 +50,7 @@ class SandboxPolicy:
     scratch_bytes: int | None = None  # scratch as a tmpfs of this size (counted as memory); None: on disk
 
     def __post_init__(self) -> None:
-        for p in (self.scratch, *self.read_only, *self.writable, *self.hidden, *self.python_path):
+        for p in (self.scratch, *self.read_only, *self.writable, *self.hidden, *self.masked, *self.python_path):
             if not Path(p).is_absolute():
                 raise ValueError(f"sandbox path {p} is not absolute")
 
@@ -165,6 +166,8 @@ def wrap(argv: list[str], policy: SandboxPolicy, *, user_namespace: bool = True,
         mounts.append((p, 1, ["--bind", os.path.realpath(p), str(p)]))
     for p in policy.hidden:
         mounts.append((Path(p), 2, ["--tmpfs", str(p)]))
+    for p in policy.masked:
+        mounts.append((Path(p), 2, ["--ro-bind", os.devnull, str(p)]))
     # A directory before what is inside it; at the same path a hidden tmpfs last, so that it wins.
     for _, _, m in sorted(mounts, key=lambda m: (len(m[0].parts), m[1])):
         args += m

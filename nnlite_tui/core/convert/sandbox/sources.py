@@ -109,3 +109,27 @@ def checkpoint_caches() -> tuple[tuple[Path, ...], dict[str, str]]:
         paths.append(hf_hub.resolve())
         inner["HF_HUB_CACHE"] = str(hf_hub.resolve())
     return tuple(paths), inner
+
+
+MAX_DOTTED = 200  # per source folder: a folder of thousands of dotfiles shows the rest
+
+
+def dotted(roots: Iterable[Path]) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    """(directories, files) named with a leading dot at the top of each source folder: a `.env`, a
+    `.git` or a `.netrc` beside a model holds secrets, not model code; they are shown empty."""
+    dirs: list[Path] = []
+    files: list[Path] = []
+    for root in roots:
+        if not root.is_dir():
+            continue
+        try:
+            entries = [e for e in os.scandir(root) if e.name.startswith(".")][:MAX_DOTTED]
+        except OSError:
+            continue
+        for entry in entries:
+            path = Path(os.path.abspath(entry.path))
+            if entry.is_dir(follow_symlinks=False):
+                dirs.append(path)
+            elif entry.is_file(follow_symlinks=False):
+                files.append(path)
+    return tuple(dirs), tuple(files)

@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nnlite_tui.core.convert import intake
+from nnlite_tui.core.convert.log_pipe import LogPipe
 from nnlite_tui.core.convert.orphans import owner_mark
 from nnlite_tui.core.convert.pool import PauseGate, Worker, failure, killpg
-from nnlite_tui.core.convert.sandbox import spawner, verdict, view
+from nnlite_tui.core.convert.sandbox import spawner, staging_cap, verdict, view
 from nnlite_tui.core.convert.sandbox.launch import SandboxSetup, launch_for
 from nnlite_tui.core.convert.sandbox.policy import Launch
 from nnlite_tui.core.convert.sandbox.process_cap import tree_tasks
@@ -59,6 +60,7 @@ class SandboxedWorker(Worker):
         self.start_state = self.baseline = view.SandboxState({}, ())
         self.check_s: float | None = None
         self._artifact: tuple[str, str] | None = None  # (staged path, the job's out_path) of the job in flight
+        self._staging_cap, self._disk_polled = staging_cap.cap_bytes(), 0.0
 
     @property
     def mechanism(self) -> str:
@@ -119,7 +121,19 @@ class SandboxedWorker(Worker):
         return self._host_pid
 
     def command(self, fd: int) -> list[str]:
-        return [*super().command(fd), "clean"]  # the scratch emptied before each job (worker/job_scratch.py)
+        # The scratch emptied before each job (worker/job_scratch.py); in bubblewrap's pid namespace,
+        # whatever a job left running killed after it (worker/leftovers.py).
+        return [*super().command(fd), "clean", *(["own-pid-namespace"] if self.mechanism == "bwrap" else [])]
+
+    def over_disk(self, now: bool = False) -> dict[str, Any] | None:
+        """The job's failure if its staging directory holds more than its bound (measured at most every
+        POLL_S, or `now`)."""
+        clock = time.monotonic()
+        if self.staging is None or (not now and clock - self._disk_polled < staging_cap.POLL_S):
+            return None
+        self._disk_polled = clock
+        used = staging_cap.used_bytes(self.staging)
+        return staging_cap.over_cap(used, self._staging_cap) if used > self._staging_cap else None
 
     def job_fds(self) -> tuple[int, ...]:
         return () if self._log_fd is None else (self._log_fd,)
@@ -127,12 +141,13 @@ class SandboxedWorker(Worker):
     def finish(self, result: dict[str, Any]) -> dict[str, Any]:
         # The artifact leaves the staging directory first: the pool may recycle the worker (and its
         # staging with it) as soon as finish() returns.
+        result = self.over_disk(now=True) or result  # the poll during the job may have missed the last writes
         result = self._deliver(result)
         if self.process is None or self.process.poll() is not None:
             return result
         began = time.perf_counter()
         after = self._state()
-        left = view.end_leftovers(after.started_since(self.start_state))
+        left = view.end_leftovers(after.started_since(self.start_state)) + tuple((0, c) for c in self.left_behind)
         result = verdict.judge(result, self.baseline, after, left, self.launch.cap if self.launch else None,
                                contained=self.mechanism == "bwrap")
         self._replace = result.get("cause") in verdict.RECYCLE
@@ -156,19 +171,26 @@ class SandboxedWorker(Worker):
             inner["spec"] = {**job["spec"], "file": os.path.abspath(job["spec"]["file"])}
         if job.get("out_path"):
             inner["out_path"] = str(self.staging / "out" / Path(job["out_path"]).name)
+        copied = 0
         if job.get("fp32_path"):
             inner["fp32_path"] = str(self._copy_in(Path(job["fp32_path"])))
-        if job.get("log_path"):
-            self._log_fd = os.open(job["log_path"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-            inner["log_path"] = None  # the log goes as a descriptor with the job (job_fds)
+            copied = os.path.getsize(inner["fp32_path"])
+        self._staging_cap, self._disk_polled = staging_cap.cap_bytes(copied), 0.0
+        # The job's log goes as the write end of a pipe with the job (job_fds), drained into the log
+        # file here (log_pipe.py): a descriptor of the file itself could be opened again without O_APPEND.
+        pipe = LogPipe(Path(job["log_path"])) if job.get("log_path") else None
+        if pipe is not None:
+            self._log_fd = pipe.write_fd
+            inner["log_path"] = None
         self._artifact = (inner["out_path"], job["out_path"]) if job.get("out_path") else None
         try:
             result = super().run(inner, cancel)
         finally:
             self._artifact = None
-            if self._log_fd is not None:
-                os.close(self._log_fd)
-                self._log_fd = None
+            self._log_fd = None
+            if pipe is not None:
+                pipe.close()
+                pipe.wait(1.0)  # the job has ended (its leftovers too, under bwrap): its last lines are in
         result = self._over_cap(result)
         if self._replace:
             self.kill()

@@ -48,7 +48,7 @@ def convert_at(spec: ModelSpec, out_path: str, runtime: Runtime, nhwc: bool, max
         prepared, fields = detection_cut.convert_cut(whole, spec, out_path, runtime, nhwc, max_params, clock,
                                                      weights, strict_weights)
         # the whole model's attempt and the cut's build: all but the cut's own export steps
-        build_s = time.perf_counter() - t0 - sum(fields.get("timings", {}).values())
+        build_s = max(0.0, time.perf_counter() - t0 - sum(fields.get("timings", {}).values()))
     fields["compute_check"] = check_compute(prepared, fields).to_dict()
     with clock.phase("hash"):
         digest = sha256_file(out_path)

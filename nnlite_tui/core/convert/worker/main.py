@@ -33,7 +33,7 @@ from typing import Any
 from nnlite_tui.core.convert import wire
 from nnlite_tui.core.convert.messages import RUNNER_KEYS
 from nnlite_tui.core.convert.phases import PhaseClock
-from nnlite_tui.core.convert.worker import attempt_record, job_scratch, offline, torchvision_compat
+from nnlite_tui.core.convert.worker import attempt_record, job_scratch, leftovers, offline, torchvision_compat
 from nnlite_tui.core.convert.worker.errors import StageError, error_fields, explained, first_line
 from nnlite_tui.core.convert.worker.job import convert_one
 from nnlite_tui.core.convert.worker.job_log import redirect_fds
@@ -90,14 +90,15 @@ def _set_threads(threads: int | None) -> None:
 
 
 def worker_main(sock: socket.socket, threads: int = 1, runtimes: tuple[str, ...] = (DEFAULT_RUNTIME,),
-                clean: bool = False) -> None:
+                clean: bool = False, own_pid_namespace: bool = False) -> None:
     """Serve jobs from the runner: import once, then fork one fresh process per job until told to stop.
 
     This process never runs model code: each job runs in a child forked from it (its imports shared,
     copy-on-write), which alone holds the job's result socket and never the control socket, and exits
     when the job ends; whatever the model patched dies with it. `clean` (in the sandbox): the scratch
     (HOME, TMPDIR, the working directory) and /dev/shm are emptied before each job, so that nothing
-    one model left there reaches the next."""
+    one model left there reaches the next. `own_pid_namespace` (bubblewrap's): after each job every
+    other process in the namespace is killed (leftovers.py), and named in the job-ended message."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     import torch
 
@@ -131,7 +132,9 @@ def worker_main(sock: socket.socket, threads: int = 1, runtimes: tuple[str, ...]
             _run_child(sock, job, fds, recording, scratch)  # never returns
         wire.close_fds(fds)  # the result socket and the log are the child's alone
         _, status = os.waitpid(pid, 0)
-        wire.send(sock, {"done": True, "status": max(-128, min(255, os.waitstatus_to_exitcode(status)))})
+        left = leftovers.end_all() if own_pid_namespace else []
+        wire.send(sock, {"done": True, "status": max(-128, min(255, os.waitstatus_to_exitcode(status))),
+                         "left": left})
 
 
 def _run_child(control: socket.socket, job: dict[str, Any], fds: list[int], recording: bool,
@@ -167,4 +170,5 @@ def _run_child(control: socket.socket, job: dict[str, Any], fds: list[int], reco
 if __name__ == "__main__":
     worker_main(socket.socket(fileno=int(sys.argv[1])), int(sys.argv[2]) if len(sys.argv) > 2 else 1,
                 tuple(sys.argv[3].split(",")) if len(sys.argv) > 3 else (DEFAULT_RUNTIME,),
-                clean=len(sys.argv) > 4 and sys.argv[4] == "clean")
+                clean=len(sys.argv) > 4 and sys.argv[4] == "clean",
+                own_pid_namespace=len(sys.argv) > 5 and sys.argv[5] == "own-pid-namespace")
