@@ -147,7 +147,10 @@ class SandboxedWorker(Worker):
             return result
         began = time.perf_counter()
         after = self._state()
-        left = view.end_leftovers(after.started_since(self.start_state)) + tuple((0, c) for c in self.left_behind)
+        seen = view.end_leftovers(after.started_since(self.start_state))
+        # The worker names what it killed after the job, and the runner may still see one of those dying:
+        # a process is counted once, by its command line.
+        left = seen + tuple((0, c) for c in self.left_behind if c not in {cmd for _, cmd in seen})
         result = verdict.judge(result, self.baseline, after, left, self.launch.cap if self.launch else None,
                                contained=self.mechanism == "bwrap")
         self._replace = result.get("cause") in verdict.RECYCLE
