@@ -85,12 +85,15 @@ def main() -> int:
         return 1
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="nnlite-screens-") as tmp:
-        run_dir, cache = Path(tmp) / "run", args.cache_dir or str(Path(tmp) / "cache")
-        command = [sys.executable, "-m", "nnlite_tui", "run", args.tree, "--limit", str(args.limit), "--out",
-                   str(run_dir), "--device", "host", "--cache-dir", cache, "--rounds", "1"]
+        run_dir = Path(tmp) / "run"
+        cache = str(Path(args.cache_dir).resolve()) if args.cache_dir else str(Path(tmp) / "cache")
+        # The console runs inside the temporary folder with a relative --out, so the screens show "run",
+        # not this machine's temporary path.
+        command = [sys.executable, "-m", "nnlite_tui", "run", str(Path(args.tree).resolve()), "--limit",
+                   str(args.limit), "--out", "run", "--device", "host", "--cache-dir", cache, "--rounds", "1"]
         width, height = SIZES[-1]
         tmux("new-session", "-d", "-s", SESSION, "-x", str(width), "-y", str(height),
-             f"cd {shlex.quote(str(ROOT))} && PYTHONPATH={shlex.quote(str(ROOT))} {shlex.join(command)}")
+             f"cd {shlex.quote(tmp)} && PYTHONPATH={shlex.quote(str(ROOT))} {shlex.join(command)}")
         try:
             tmux("set-option", "-t", SESSION, "window-size", "manual")
             deadline = time.monotonic() + args.timeout
