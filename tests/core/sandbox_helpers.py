@@ -23,11 +23,17 @@ SKIP_REASON = "no sandbox on this machine (`nnlite doctor` says why: bubblewrap 
 
 
 class Listener:
-    """A TCP listener on 127.0.0.1 that records every connection it accepts (and what came with it)."""
+    """A listener that records every connection it accepts (and what came with it): TCP on 127.0.0.1,
+    or a unix socket at `path`."""
 
-    def __init__(self) -> None:
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
+    def __init__(self, path: Path | None = None) -> None:
+        if path is None:
+            self.sock = socket.create_server(("127.0.0.1", 0))
+            self.port = self.sock.getsockname()[1]
+        else:
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.sock.bind(str(path))
+            self.sock.listen()
         self.seen: list[bytes] = []
         threading.Thread(target=self._serve, daemon=True).start()
 

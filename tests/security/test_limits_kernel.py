@@ -7,41 +7,15 @@ from __future__ import annotations
 
 import os
 import secrets
-import socket
-import threading
 
 import pytest
 
 from nnlite_tui.core.results import load_reports
-from tests.core.sandbox_helpers import SKIP_REASON, sandbox_here
+from tests.core.sandbox_helpers import Listener, SKIP_REASON, sandbox_here
 from tests.security.limits_helpers import QUICK, models, nnlite
 
 CAP_MB, MEMFD_MB = 1000, 1200  # the worker's own RSS (~650 MB) stays under the cap; RSS + memfd does not
 SCRATCH_MB, FILL_MB = 64, 256
-
-
-class UnixListener:
-    """A unix socket listener on the host that records what reaches it."""
-
-    def __init__(self, path) -> None:
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.bind(str(path))
-        self.sock.listen()
-        self.seen: list[bytes] = []
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return  # closed
-            with conn:
-                conn.settimeout(2)
-                try:
-                    self.seen.append(conn.recv(100))
-                except OSError:
-                    self.seen.append(b"")
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +26,7 @@ def capped(tmp_path_factory):
     token = secrets.token_hex(8)
     folder = models(tmp / "m", ["holds_memfd", "fills_scratch", "unix_socket", "normal_cnn"],
                     {"memfd_mb": MEMFD_MB, "fill_mb": FILL_MB, "socket": "s.sock", "token": token})
-    listener = UnixListener(folder / "s.sock")
+    listener = Listener(folder / "s.sock")
     run = tmp / "run"
     proc = nnlite(["run", str(folder), "--out", str(run), "--mem-cap-mb", str(CAP_MB), *QUICK],
                   {"NNLITE_SANDBOX_SCRATCH_MB": str(SCRATCH_MB)})
