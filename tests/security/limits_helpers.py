@@ -13,6 +13,8 @@ from pathlib import Path
 from tests.conftest import REPO
 
 HOSTILE = Path(__file__).parent / "hostile_limits"
+# The well-behaved model beside the hostile ones is the sandbox tests' own.
+CONTROL = Path(__file__).parents[1] / "fixtures" / "sandbox_models" / "normal_cnn.py"
 QUICK = ["--headless", "--workers", "1", "--no-cache", "--runs", "2", "--min-seconds", "0", "--warmup", "1",
          "--warmup-seconds", "0", "--max-attempts", "1"]
 
@@ -20,7 +22,7 @@ QUICK = ["--headless", "--workers", "1", "--no-cache", "--runs", "2", "--min-sec
 def models(folder: Path, names: list[str], targets: dict | None = None) -> Path:
     folder.mkdir(parents=True)
     for name in names:
-        shutil.copy(HOSTILE / f"{name}.py", folder)
+        shutil.copy(CONTROL if name == CONTROL.stem else HOSTILE / f"{name}.py", folder)
     (folder / "targets.json").write_text(json.dumps(targets or {}))
     return folder
 
