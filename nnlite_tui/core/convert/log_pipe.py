@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
+from typing import BinaryIO
 
 from nnlite_tui.core.convert.intake import MAX_BYTES
 
@@ -24,13 +25,17 @@ class LogPipe:
 
     def __init__(self, path: Path, limit: int = MAX_BYTES):
         self.path, self.limit = path, limit
+        # Opened here, not in the thread: a log that cannot be opened is the caller's error, raised
+        # where it can be handled, and a folder removed later does not lose what is still written.
+        path.parent.mkdir(parents=True, exist_ok=True)
+        log = open(path, "ab")  # noqa: SIM115 - the drain thread closes it
         read_fd, self.write_fd = os.pipe()
-        self._thread = threading.Thread(target=self._drain, args=(read_fd,), daemon=True, name="log-pipe")
+        self._thread = threading.Thread(target=self._drain, args=(read_fd, log), daemon=True, name="log-pipe")
         self._thread.start()
 
-    def _drain(self, read_fd: int) -> None:
+    def _drain(self, read_fd: int, log: BinaryIO) -> None:
         written = 0
-        with os.fdopen(read_fd, "rb", buffering=0) as pipe, open(self.path, "ab") as log:
+        with os.fdopen(read_fd, "rb", buffering=0) as pipe, log:
             while chunk := pipe.read(1 << 16):
                 if written < self.limit:
                     kept = chunk[: self.limit - written]

@@ -21,5 +21,5 @@ def default_mem_cap_mb(available_bytes: int | None = None) -> int:
 
 
 def over_cap_message(used_mb: float, cap_mb: int) -> str:
-    return (f"worker used {used_mb:.0f} MB, over the cap of {cap_mb} MB; "
+    return (f"worker used {used_mb:.0f} MB (resident, polled), over its memory cap of {cap_mb} MB; "
             f"raise it with --mem-cap-mb (default: half the available memory, {FLOOR_MB}-{CEILING_MB} MB)")
