@@ -76,7 +76,7 @@ def test_changed_source_misses_the_cache(converter, good_models, tmp_path):
     path = good_models / "tiny_conv.py"
     path.write_text(path.read_text().replace("8, 3, padding=1", "12, 3, padding=1").replace("nn.Linear(8,", "nn.Linear(12,"))
     changed = converter.convert(_spec(good_models, "tiny_conv"), tmp_path / "b.tflite")
-    assert changed["ok"] and changed["cached"] is False
+    assert changed["ok"] and changed["cached"] is False, changed
 
 
 @pytest.mark.parametrize("name, stage, error_type, needle", [

@@ -79,7 +79,8 @@ def run_hostile(tmp: Path, names: list[str], swaps: tuple[str, ...]) -> dict:
 @pytest.fixture(scope="module")
 def hostile_run(tmp_path_factory):
     return run_hostile(tmp_path_factory.mktemp("hostile"),
-                       ["a_patches_open", "b_after_patch", "lies_about_hash"], ("symlink", "sparse"))
+                       ["a_patches_open", "b_after_patch", "lies_about_hash", "hides_a_wrong_artifact"],
+                       ("symlink", "sparse"))
 
 
 @pytest.fixture(scope="module")
@@ -116,6 +117,21 @@ def test_a_model_that_patches_open_does_not_reach_the_next_models_artifact(hosti
     # The artifact's graph, read again by a process that never imported a model, agrees with the job's count.
     check = report["conversion"]["compute_check"]
     assert check["verdict"] == "ok" and check["artifact_flops"] > 0 and "recounted" not in check
+
+
+def test_an_artifact_that_computes_something_else_fails_though_its_own_process_said_it_matched(hostile_run):
+    """The model exports another graph than it runs and blinds its own process's comparison (numpy's
+    max reads 0): before, the job's process judged its artifact itself and the report said valid with
+    a difference of 0. The artifact is run again on the check inputs by a process that never ran it."""
+    report = hostile_run["reports"]["hides_a_wrong_artifact"]
+    conversion = report["conversion"]
+    assert report["valid"] is False
+    assert (conversion["stage"], conversion["cause"]) == ("validate", "output-mismatch"), conversion
+    assert "outside the model's process" in conversion["error_message"]
+    # the honest models' figures are the clean process's: the job's own claim is not what is reported
+    honest = hostile_run["reports"]["b_after_patch"]["conversion"]
+    assert "outside the model's process" in honest["validation"]["rechecked"]
+    assert 0 <= honest["max_abs_diff"] < 1e-3
 
 
 def test_the_reported_sha256_is_the_runners_measurement_not_the_workers_claim(hostile_run):

@@ -99,6 +99,24 @@ def take(root: Path, relative: Path, dest: Path, limit: int = MAX_BYTES) -> Take
     return Taken(dest, written, digest.hexdigest())
 
 
+def open_plain(root: Path, relative: Path, limit: int = MAX_BYTES) -> int:
+    """A blocking read descriptor of root/relative (written by model code), with the checks of take();
+    Refused otherwise. The caller closes it."""
+    try:
+        fd = _open_below(root, relative)
+    except FileNotFoundError:
+        raise Refused("missing") from None
+    except OSError as exc:
+        raise Refused(f"not openable as a plain file ({exc.strerror})") from None
+    try:
+        _check(fd, limit)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def hash_in_place(path: Path, limit: int = MAX_BYTES) -> Taken:
     """The size and sha256 of a file the runner keeps where it is (the unsandboxed worker's output), with
     the same checks as take()."""

@@ -91,13 +91,6 @@ class Done(_Message):
     left: Annotated[list[Annotated[str, StringConstraints(strict=True, max_length=120)]], Field(max_length=20)] = []
 
 
-class GraphWork(_Message):
-    """The artifact's MAC FLOPs as the graph reader found them (Runtime.graph_work), in a clean process."""
-    flops: Count | None
-    flops_by_op: dict[Name, Count]
-    flops_unmeasured: Text | None = None
-
-
 class ProbeAnswer(BaseModel):
     """One line of the size probe (convert/cost_probe.py), which builds models: only what ranking reads."""
     model_config = ConfigDict(extra="ignore", frozen=True)
@@ -120,6 +113,32 @@ class Validation(_Strict):
     inputs: Count
     strength: Name
     input_sensitivity: Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)] | None = None
+
+
+class OutputsCheck(_Message):
+    """The artifact run on the check inputs and compared with PyTorch's outputs, in a clean process
+    (worker/artifact_check.py): the figures, or the problem that fails the unit."""
+    compared: Literal["values", "shapes"] | None = None
+    max_abs_diff: Error | None = None
+    validation: Validation | None = None
+    problem: Text | None = None
+
+    @model_validator(mode="after")
+    def _one_verdict(self) -> OutputsCheck:
+        if (self.problem is None) == (self.compared is None):
+            raise ValueError("an outputs check has either a comparison or a problem")
+        if self.compared == "values" and (self.max_abs_diff is None or self.validation is None):
+            raise ValueError("a comparison of values without its difference and strength")
+        return self
+
+
+class ArtifactCheck(_Message):
+    """The artifact's MAC FLOPs as the graph reader found them (Runtime.graph_work), and its outputs on
+    the check inputs, from a process that never ran model code."""
+    flops: Count | None
+    flops_by_op: dict[Name, Count]
+    flops_unmeasured: Text | None = None
+    outputs: OutputsCheck | None = None
 
 
 class Accuracy(_Strict):
@@ -276,11 +295,11 @@ def _rejudged(block: Accuracy) -> dict[str, Any]:
     return {**block.model_dump(exclude_unset=True), "tolerance": dict(TOLERANCES[block.precision]), "verdict": judged, "beyond": beyond}
 
 
-def graph_work(message: dict[str, Any]) -> dict[str, Any]:
+def artifact_check(message: dict[str, Any]) -> ArtifactCheck:
     try:
-        return GraphWork.model_validate(message).model_dump()
+        return ArtifactCheck.model_validate(message)
     except ValidationError as exc:
-        raise _refused("the graph reader's result", exc) from None
+        raise _refused("the artifact check's result", exc) from None
 
 
 def probe_answer(message: Any) -> ProbeAnswer:

@@ -24,7 +24,7 @@ def checked_runs(runs: Iterable[Sequence[Any]], references: Sequence[Sequence[An
     if not references or not all(len(r) for r in references):
         raise OutputProblem("the model's forward returned no tensor (None, or a structure without tensors): "
                             "there is nothing to convert or compare")
-    got = [[_array(o) for o in outputs] for outputs in runs]
+    got = [[as_array(o) for o in outputs] for outputs in runs]
     for i, reference in enumerate(references):
         _finite(reference, f"PyTorch's output {{k}} on check input {i + 1}",
                 "the model itself computes it (random weights can overflow); the artifact cannot be validated")
@@ -34,7 +34,7 @@ def checked_runs(runs: Iterable[Sequence[Any]], references: Sequence[Sequence[An
     return got
 
 
-def _array(value: Any) -> np.ndarray:
+def as_array(value: Any) -> np.ndarray:
     if hasattr(value, "detach"):  # a torch tensor
         value = value.detach().cpu().numpy()
     return np.asarray(value)
@@ -42,7 +42,7 @@ def _array(value: Any) -> np.ndarray:
 
 def _finite(outputs: Sequence[Any], what: str, why: str) -> None:
     for k, value in enumerate(outputs):
-        arr = _array(value)
+        arr = as_array(value)
         if not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.complexfloating)):
             continue
         bad = ~np.isfinite(arr)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nnlite_tui.core.convert import compute_recheck, intake, messages, wire
+from nnlite_tui.core.convert import check_inputs, compute_recheck, intake, messages, outputs_recheck, wire
 from nnlite_tui.core.convert.log_pipe import LogPipe
 from nnlite_tui.core.convert.process_tree import tree_sum
 from nnlite_tui.core.convert.phases import merged
@@ -184,16 +184,24 @@ class Worker:
 
     def finish(self, result: dict[str, Any]) -> dict[str, Any]:
         """The job's checked result, judged while the worker still runs (before a recycle stops it): a
-        success gets the artifact's size and sha256 as this process measures them."""
+        success gets the artifact's size and sha256 as this process measures them, and the artifact is
+        checked again by a clean process (recheck)."""
         out_path = self._job.get("out_path") if self._job else None
-        if not result.get("ok") or not out_path:
+        if not out_path:
             return result
+        checks = Path(out_path + check_inputs.SUFFIX)
         try:
-            taken = intake.hash_in_place(Path(out_path))
-        except intake.Refused as exc:
-            return intake.refused_result(str(exc))
-        result = {**result, "artifact_path": out_path, "artifact_bytes": taken.bytes, "artifact_sha256": taken.sha256}
-        return self.recheck(result, Path(out_path))
+            if not result.get("ok"):
+                return result
+            try:
+                taken = intake.hash_in_place(Path(out_path))
+            except intake.Refused as exc:
+                return intake.refused_result(str(exc))
+            result = {**result, "artifact_path": out_path, "artifact_bytes": taken.bytes,
+                      "artifact_sha256": taken.sha256}
+            return self.recheck(result, Path(out_path), (checks.parent, Path(checks.name)))
+        finally:
+            checks.unlink(missing_ok=True)
 
     def kill(self) -> None:
         with self._kill_lock:
@@ -335,38 +343,56 @@ class Worker:
             self.stop()
         return result
 
-    def recheck(self, result: dict[str, Any], artifact: Path) -> dict[str, Any]:
-        """The compute check judged again on the artifact's graph as read by a process that never ran
-        model code (forked from the worker for it): the model's process may have forged its artifact's
-        figures. A failure of that reading (a crafted artifact that crashes the reader) fails this unit."""
+    def recheck(self, result: dict[str, Any], artifact: Path, checks: tuple[Path, Path]) -> dict[str, Any]:
+        """`_recheck`; an artifact that fails it is removed, so that no cache entry or run keeps it."""
+        judged = self._recheck(result, artifact, checks)
+        if result.get("ok") and not judged.get("ok"):
+            artifact.unlink(missing_ok=True)
+        return judged
+
+    def _recheck(self, result: dict[str, Any], artifact: Path, checks: tuple[Path, Path]) -> dict[str, Any]:
+        """The artifact judged again by a process that never ran model code (forked from the worker for
+        it): its graph's work for the compute check, and its outputs on the check inputs the job's
+        process handed over (`checks`: the folder and name of that file, check_inputs.py). The model's
+        process may have forged both. A failure of that process (a crafted artifact that crashes the
+        reader or the runtime) fails this unit."""
         check = result.get("compute_check")
         conn, proc = self.conn, self.process
         if not result.get("ok") or not isinstance(check, dict) or conn is None or proc is None or not self.alive:
             return result
         try:
+            given = intake.open_plain(checks[0], Path(checks[1]), check_inputs.MAX_BYTES)
+        except intake.Refused as exc:
+            return {**failure("validate", "CheckInputsRefused", "the check inputs the job's process wrote were "
+                                                                f"not taken: they are {exc}"),
+                    "cause": "check-inputs-refused"}
+        try:
             fd = os.open(artifact, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError as exc:
+            os.close(given)
             return failure("crash", "WorkerGone", f"the artifact could not be opened again ({exc.strerror})")
         mine, theirs = socket.socketpair()
         try:
-            read = self._run(conn, proc, mine, theirs, {"check": "graph", "runtime": result.get("runtime")}, None,
-                             (fd,), self._graph_read)
+            read = self._run(conn, proc, mine, theirs, {"check": "artifact", "runtime": result.get("runtime")}, None,
+                             (fd, given), self._artifact_read)
         finally:
             os.close(fd)
+            os.close(given)
             mine.close()
             theirs.close()
-        if "ok" in read:  # the reading failed: timed out, died, or broke the protocol
-            return {**failure("validate", "GraphCheckFailed", "reading the artifact's graph outside the model's "
-                                                              f"process failed: {read.get('error_message')}"),
-                    "cause": "graph-check-failed"}
-        return compute_recheck.rejudged(result, check, read)
+        if "ok" in read:  # the check failed: timed out, died, or broke the protocol
+            return {**failure("validate", "ArtifactCheckFailed", "checking the artifact outside the model's "
+                                                                 f"process failed: {read.get('error_message')}"),
+                    "cause": "artifact-check-failed"}
+        graph = {k: read[k] for k in ("flops", "flops_by_op", "flops_unmeasured")}
+        return outputs_recheck.rejudged(compute_recheck.rejudged(result, check, graph), read["outputs"])
 
-    def _graph_read(self, raw: dict[str, Any] | None, status: int, peak: int) -> dict[str, Any]:
+    def _artifact_read(self, raw: dict[str, Any] | None, status: int, peak: int) -> dict[str, Any]:
         if raw is None or status != 0:
             self.kill()
-            return failure("crash", "GraphReaderCrash", f"the graph reader died ({_reason(status)})")
+            return failure("crash", "ArtifactCheckCrash", f"the artifact check died ({_reason(status)})")
         try:
-            return messages.graph_work(raw)
+            return messages.artifact_check(raw).model_dump()
         except wire.ProtocolError as exc:
             return messages.violation(str(exc))
 

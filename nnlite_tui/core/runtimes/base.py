@@ -73,6 +73,10 @@ class Runtime(Protocol):
         """The artifact's MAC FLOPs read from its graph (`flops`, `flops_by_op`, or `flops_unmeasured`),
         for the compute check; run in a process that never imported model code."""
 
+    def run_artifact(self, path: str, samples: list[list[Any]]) -> list[list[Any]]:
+        """The artifact's outputs (numpy) on each check's inputs (numpy arrays, as the artifact takes
+        them), for the validation; run in a process that never imported model code."""
+
     # ----- host benchmark process -----
     bench_imports: tuple[str, ...]  # modules the benchmark process imports before its model is known
 

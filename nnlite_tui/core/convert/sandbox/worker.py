@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nnlite_tui.core.convert import intake
+from nnlite_tui.core.convert import check_inputs, intake
 from nnlite_tui.core.convert.log_pipe import LogPipe
 from nnlite_tui.core.convert.orphans import owner_mark
 from nnlite_tui.core.convert.pool import PauseGate, Worker, failure, killpg
@@ -156,8 +156,10 @@ class SandboxedWorker(Worker):
         self._replace = result.get("cause") in verdict.RECYCLE
         self.baseline = after  # its leftovers are gone; its counters are where the next job starts
         self.check_s = time.perf_counter() - began  # what judging the job cost (bench/sandbox_overhead.py)
-        if self._artifact is not None:  # its leftovers are dead: a clean process reads the artifact's graph
-            result = self.recheck(result, Path(self._artifact[1]))
+        if self._artifact is not None:  # its leftovers are dead: a clean process checks the artifact
+            assert self.staging is not None
+            checks = Path(self._artifact[0] + check_inputs.SUFFIX).relative_to(self.staging)
+            result = self.recheck(result, Path(self._artifact[1]), (self.staging, checks))
         return result
 
     def run(self, job: dict[str, Any], cancel: threading.Event | None = None) -> dict[str, Any]:

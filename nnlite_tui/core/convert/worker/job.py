@@ -14,6 +14,7 @@ import sys
 import time
 from typing import Any
 
+from nnlite_tui.core.convert import check_inputs
 from nnlite_tui.core.convert.causes import classify
 from nnlite_tui.core.convert.compute_check import ComputeCheck, LessWork, judge
 from nnlite_tui.core.convert.phases import PhaseClock
@@ -37,6 +38,14 @@ def check_compute(prepared: Prepared, fields: dict[str, Any]) -> ComputeCheck:
     return check
 
 
+def hand_over_checks(prepared: Prepared, out_path: str) -> None:
+    """PyTorch's side of the validation, as data beside the artifact: the runner has the artifact run on
+    these inputs and compared by a process that never ran model code (worker/artifact_check.py)."""
+    samples = [[a.detach().cpu().numpy() for a in prepared.fed(c)] for c in prepared.checks]
+    references = [[r.detach().cpu().numpy() for r in ref] for ref in prepared.references]
+    check_inputs.write(out_path + check_inputs.SUFFIX, samples, references, stochastic=bool(prepared.sampling))
+
+
 def convert_at(spec: ModelSpec, out_path: str, runtime: Runtime, nhwc: bool, max_params: int | None,
                clock: PhaseClock, weights: str = "dense", strict_weights: bool = False) -> dict[str, Any]:
     t0 = time.perf_counter()
@@ -52,6 +61,7 @@ def convert_at(spec: ModelSpec, out_path: str, runtime: Runtime, nhwc: bool, max
     fields["compute_check"] = check_compute(prepared, fields).to_dict()
     with clock.phase("hash"):
         digest = sha256_file(out_path)
+    hand_over_checks(prepared, out_path)
     return {
         "ok": True,
         "stage": "done",

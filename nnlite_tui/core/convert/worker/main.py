@@ -4,8 +4,8 @@
 (convert/converter.py) talks to it over a socket pair in length-prefixed JSON (convert/wire.py): it
 sends a job with the job's own result socket (and log) as descriptors; a child forked for the job
 sends the result on that socket, and this process says when the child ended. A `check` job (the
-artifact's graph read again, pool.Worker.recheck) runs in a child of its own that runs no model
-code. The model's own prints and the converters' logs go to a per-job log file (fd 1 and 2 are
+artifact's graph read and the artifact run on the check inputs, pool.Worker.recheck) runs in a child
+of its own that runs no model code. The model's own prints and the converters' logs go to a per-job log file (fd 1 and 2 are
 redirected), never into a socket. The orchestrator enforces the timeout and memory cap by killing
 this process; here we only classify the errors that surface as exceptions.
 
@@ -34,6 +34,7 @@ from nnlite_tui.core.convert import wire
 from nnlite_tui.core.convert.messages import RUNNER_KEYS
 from nnlite_tui.core.convert.phases import PhaseClock
 from nnlite_tui.core.convert.worker import attempt_record, job_scratch, leftovers, offline, torchvision_compat
+from nnlite_tui.core.convert.worker.artifact_check import check_artifact
 from nnlite_tui.core.convert.worker.errors import StageError, error_fields, explained, first_line
 from nnlite_tui.core.convert.worker.job import convert_one
 from nnlite_tui.core.convert.worker.job_log import redirect_fds
@@ -150,8 +151,9 @@ def _run_child(control: socket.socket, job: dict[str, Any], fds: list[int], reco
         if log_fd is not None:
             job["log_path"] = f"/proc/self/fd/{log_fd}"  # opened again by whoever writes the log
         attempt_record.take()  # what the worker did before the fork is not the model's
-        if job.get("check") == "graph":  # no model code in this process: the artifact's own figures
-            result = get_runtime(job["runtime"]).graph_work(f"/proc/self/fd/{fds[1]}")
+        if job.get("check") == "artifact":  # no model code in this process: the artifact's own figures
+            checks = f"/proc/self/fd/{fds[2]}" if len(fds) > 2 else None
+            result = check_artifact(get_runtime(job["runtime"]), f"/proc/self/fd/{fds[1]}", checks)
         else:
             result = handle_job(job)
         if recording and not job.get("check"):

@@ -14,10 +14,11 @@ VALIDATE_RTOL = 1e-3
 
 
 def check_outputs(runs: Iterable[list], references: list[list]) -> dict[str, Any]:
-    """runs: per check, the artifact's outputs (numpy); references: PyTorch's. ValueError on a mismatch."""
+    """runs: per check, the artifact's outputs (numpy); references: PyTorch's (torch tensors or numpy
+    arrays: the artifact check reads them from a file). ValueError on a mismatch."""
     import numpy as np
 
-    from nnlite_tui.core.convert.output_check import checked_runs
+    from nnlite_tui.core.convert.output_check import as_array, checked_runs
 
     runs = checked_runs(runs, references)  # no output, NaN or Inf: OutputProblem says which
     max_abs, scale = 0.0, 1.0
@@ -25,7 +26,7 @@ def check_outputs(runs: Iterable[list], references: list[list]) -> dict[str, Any
         if len(outputs) != len(reference):
             raise ValueError(f"the converted model has {len(outputs)} outputs, PyTorch gives {len(reference)}")
         for got, want in zip(outputs, reference):
-            want = want.detach().numpy()
+            want = as_array(want)
             if got.shape != want.shape:
                 raise ValueError(f"output shape {list(got.shape)} differs from PyTorch {list(want.shape)}")
             if want.size:
@@ -44,8 +45,12 @@ def strength(references: list[list], scale: float) -> dict[str, Any]:
     """
     if len(references) < 2:
         return {"inputs": len(references), "strength": "single-input", "input_sensitivity": None}
-    pairs = zip(references[0], references[1])
-    moved = max((float((a.double() - b.double()).abs().max()) for a, b in pairs if a.numel()), default=0.0)
+    import numpy as np
+
+    from nnlite_tui.core.convert.output_check import as_array
+
+    pairs = [(as_array(a).astype(np.float64), as_array(b).astype(np.float64)) for a, b in zip(references[0], references[1])]
+    moved = max((float(np.max(np.abs(a - b))) for a, b in pairs if a.size and a.shape == b.shape), default=0.0)
     sensitivity = moved / scale
     return {"inputs": len(references), "input_sensitivity": sensitivity,
             "strength": "strong" if sensitivity > VALIDATE_RTOL else "weak: the output does not depend on the input"}

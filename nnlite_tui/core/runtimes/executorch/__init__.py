@@ -106,6 +106,14 @@ class ExecuTorch:
 
         return mac_work(path)
 
+    def run_artifact(self, path: str, samples: list[list[Any]]) -> list[list[Any]]:
+        import torch
+
+        from nnlite_tui.core.runtimes.executorch.validate import run_all
+
+        outputs = run_all(path, [tuple(torch.from_numpy(a) for a in sample) for sample in samples])
+        return [[o.detach().numpy() for o in run] for run in outputs]
+
     def derive(self, job: dict[str, Any]) -> dict[str, Any]:
         from nnlite_tui.core.runtimes.executorch.export import release_caches
         from nnlite_tui.core.runtimes.executorch.quantize import handle_derive

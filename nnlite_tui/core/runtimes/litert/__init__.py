@@ -98,6 +98,11 @@ class LiteRt:
 
         return mac_work(path)
 
+    def run_artifact(self, path: str, samples: list[list[Any]]) -> list[list[Any]]:
+        from nnlite_tui.core.runtimes.litert.validate import run_all
+
+        return run_all(path, samples)
+
     def derive(self, job: dict[str, Any]) -> dict[str, Any]:
         from nnlite_tui.core.runtimes.litert.quantize import handle_derive
 

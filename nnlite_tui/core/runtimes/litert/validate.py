@@ -36,6 +36,16 @@ def _run_signature(interpreter, sample: list) -> list:
     return [out[k] for k in sorted(out, key=_by_number)]
 
 
+def run_all(path: str, samples: list[list]) -> list[list]:
+    """The .tflite's outputs (numpy) for each check's inputs (numpy, as the .tflite takes them)."""
+    from ai_edge_litert.interpreter import Interpreter
+
+    interpreter = Interpreter(model_path=path, num_threads=1)
+    interpreter.allocate_tensors()
+    run = _run_single if len(samples[0]) == 1 else _run_signature
+    return [run(interpreter, sample) for sample in samples]
+
+
 def validate(path: str, samples: list[list], references: list[list]) -> dict[str, Any]:
     """samples: per check, the numpy inputs as fed to the .tflite; references: PyTorch's outputs."""
     from ai_edge_litert.interpreter import Interpreter

@@ -1,0 +1,38 @@
+"""The validation judged again in the runner, on the artifact's outputs as a clean process computed them.
+
+The job's process ran the artifact on the check inputs and compared it with PyTorch after the model's
+code ran in it: a model could patch the interpreter or numpy to pass an artifact that computes
+something else. A process that never imported model code runs the artifact again on the same inputs
+and compares (worker/artifact_check.py); its figures replace the job's. PyTorch's side (the inputs and
+the eager outputs) stays the model's word (the threat model's "out of scope").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nnlite_tui.core.convert.causes import classify
+
+KEPT = ("runtime", "task", "weights", "seconds", "phases", "compute_check", "flops", "flops_by_op", "model_flops")
+RECHECKED = "the artifact run on the check inputs outside the model's process"
+
+
+def rejudged(result: dict[str, Any], outputs: dict[str, Any] | None) -> dict[str, Any]:
+    """`result` with its validation from `outputs` (messages.OutputsCheck as a dict)."""
+    if not result.get("ok"):
+        return result  # failed already (the compute check, judged again first)
+    if outputs is None:
+        return {"ok": False, "stage": "validate", "error_type": "ArtifactCheckFailed", "cause": "artifact-check-failed",
+                "error_message": "the artifact check returned no comparison of outputs",
+                **{k: result[k] for k in KEPT if k in result}}
+    if outputs.get("problem"):
+        failed = {"ok": False, "stage": "validate", "error_type": "OutputMismatch",
+                  "error_message": f"{outputs['problem']} ({RECHECKED})", **{k: result[k] for k in KEPT if k in result}}
+        cause = classify(failed)  # a mismatch by the shared rules, else the check itself could not be made
+        return {**failed, "cause": cause if cause != "validate-error" else "artifact-check-failed"}
+    validation = dict(outputs.get("validation") or result.get("validation") or {})
+    validation["rechecked"] = RECHECKED + (": shapes only, the model samples" if outputs["compared"] == "shapes" else "")
+    changed = {"validation": validation}
+    if outputs["compared"] == "values":
+        changed["max_abs_diff"] = outputs["max_abs_diff"]
+    return {**result, **changed}
