@@ -67,6 +67,8 @@ def test_frames_that_are_not_one_json_object_are_refused(body, says):
     ({"ok": True, "stage": "done", "params": -1}, "params"),
     ({"ok": True, "stage": "done", "error_message": "x" * 30_000}, "error_message"),
     ({"ok": True, "stage": "done", "max_abs_diff": -1.0}, "max_abs_diff"),
+    # without it the runner would have no compute check to judge again, and would skip the clean check
+    ({"ok": True, "stage": "done", "max_abs_diff": 0.0}, "without its compute check"),
 ])
 def test_a_forged_result_is_refused_field_by_field(forged, says):
     with pytest.raises(wire.ProtocolError, match=says):

@@ -278,6 +278,9 @@ def result(message: dict[str, Any], derive: bool = False) -> dict[str, Any]:
     except ValidationError as exc:
         raise _refused("the job's result", exc) from None
     sent = checked.model_dump(exclude_unset=True, by_alias=True)
+    if not derive and sent.get("ok") and not isinstance(sent.get("compute_check"), dict):
+        # every conversion that passes carries it, and with it the clean process's check (pool.recheck)
+        raise ProtocolError("a conversion that passed without its compute check")
     if checked.accuracy is not None:
         sent["accuracy"] = _rejudged(checked.accuracy)
     return sent

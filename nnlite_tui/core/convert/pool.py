@@ -358,8 +358,10 @@ class Worker:
         reader or the runtime) fails this unit."""
         check = result.get("compute_check")
         conn, proc = self.conn, self.process
-        if not result.get("ok") or not isinstance(check, dict) or conn is None or proc is None or not self.alive:
+        if not result.get("ok") or not isinstance(check, dict):  # a failure, or a derived precision's result
             return result
+        if conn is None or proc is None or not self.alive:
+            return failure("crash", "WorkerGone", "the conversion worker went away before the artifact was checked")
         try:
             given = intake.open_plain(checks[0], Path(checks[1]), check_inputs.MAX_BYTES)
         except intake.Refused as exc:
