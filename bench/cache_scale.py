@@ -29,7 +29,7 @@ from nnlite_tui.core.disk import GB  # noqa: E402
 
 def store(cache: ConversionCache, n: int, size: int, evict: bool = True) -> str:
     key = hashlib.sha256(f"bench-{n}".encode()).hexdigest()
-    staging = cache.staging(key)
+    staging = cache.staging(key, ".tflite")
     staging.artifact.write_bytes(b"\0" * size)
     result = {"ok": True, "stage": "done", "artifact_bytes": size}
     if evict:

@@ -18,7 +18,7 @@ from nnlite_tui.exit_codes import ExitCode
 
 # name -> ("module:attribute", short help). The help text is here so `--help` needs no import.
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
-    "convert": ("nnlite_tui.commands.convert_cmd:convert", "Convert models (.tflite, .pte) and validate them."),
+    "convert": ("nnlite_tui.commands.convert_cmd:convert", "Convert models to each runtime's artifact and validate them."),
     "run": ("nnlite_tui.commands.run_cmd:run", "Convert and benchmark models on a device; resumable."),
     "predict": ("nnlite_tui.commands.predict_cmd:predict", "Predict latency from per-op profiles of earlier runs."),
     "status": ("nnlite_tui.commands.status_cmd:status", "Counts by status and the last events of a run."),

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from nnlite_tui.core.runtimes import RUNTIMES
 from nnlite_tui.core.text_safety import printable
 
 from nnlite_tui.exit_codes import ExitCode
@@ -26,7 +27,7 @@ Exit codes:
 @click.option("--by", "by", type=click.Choice(["run", "runtime"]), default="run", show_default=True,
               help="run: compare run BEFORE with run AFTER; runtime: compare two runtimes within the one run "
                    "BEFORE (--runtimes), each model on the same device and at the same precision.")
-@click.option("--runtimes", default="litert,executorch", show_default=True,
+@click.option("--runtimes", default=",".join(RUNTIMES[:2]), show_default=True,
               help="With --by runtime: the two runtimes, before,after (a ratio above 1: the second is slower).")
 @click.option("--threshold", type=click.FloatRange(min=0, max=100, min_open=True), default=10.0, show_default=True,
               help="Percent. A pair is slower/faster only when the whole confidence interval of the ratio of "

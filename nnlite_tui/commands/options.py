@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import click
 
+from nnlite_tui.core.runtimes.default import DEFAULT_RUNTIME
 from nnlite_tui.exit_codes import ExitCode
 
 
@@ -75,13 +76,10 @@ def convert_options(fn: Callable) -> Callable:
         click.option("--cache-max-gb", type=click.FloatRange(min=0), default=None, help="Size cap of the conversion "
                      "cache; least recently used entries go (default $NNLITE_CACHE_MAX_GB, else min(20 GB, 25% "
                      "of the free space at first use))."),
-        click.option("--runtime", "runtime", default="litert", show_default=True, callback=_parse_runtime,
-                     help="On-device runtimes, comma-separated: litert, executorch, or all. Each is its own unit "
-                     "(<model> for LiteRT, <model>@executorch); executorch needs the executorch extra."),
+        click.option("--runtime", "runtime", default=DEFAULT_RUNTIME, show_default=True, callback=_parse_runtime,
+                     help=_runtime_help()),
         click.option("--precision", "precision", default="fp32", show_default=True, callback=_parse_precision,
-                     help="Precisions, comma-separated: fp32, fp16, dynamic-int8, int8, or all. Each is its own "
-                     "unit (<model>@<precision>), derived from the unit's fp32 artifact; ExecuTorch makes fp32 "
-                     "and int8 (its other units are skipped as not supported by this runtime)."),
+                     help=_precision_help()),
         click.option("--calibration-samples", type=click.IntRange(min=1), default=32, show_default=True,
                      help="int8: synthetic representative inputs (standard normal, the model's input shape)."),
         click.option("--calibration", "calibration_dir", type=click.Path(file_okay=False),
@@ -150,6 +148,27 @@ def announce_isolation(options) -> None:
         click.echo(f"warning: {found.describe()}", err=True)
 
 
+def _runtime_help() -> str:
+    """--runtime's help, from the registry: the runtimes this installation knows."""
+    from nnlite_tui.core.runtimes import label_of, runtime_names
+
+    return (f"On-device runtimes, comma-separated: {', '.join(runtime_names())}, or all. Each is its own unit "
+            f"(<model> for {label_of(DEFAULT_RUNTIME)}, the default; <model>@<runtime> for another); a runtime whose "
+            "packages are missing here is refused with what to install.")
+
+
+def _precision_help() -> str:
+    """--precision's help, with what each runtime that makes fewer than all of them makes."""
+    from nnlite_tui.core.runtimes import get_runtime, runtime_names
+    from nnlite_tui.core.sources.units import PRECISIONS
+
+    fewer = [get_runtime(name) for name in runtime_names() if get_runtime(name).precisions != PRECISIONS]
+    makes = "; ".join(f"{rt.label} makes {', '.join(rt.precisions)}" for rt in fewer)
+    return (f"Precisions, comma-separated: {', '.join(PRECISIONS)}, or all. Each is its own unit "
+            f"(<model>@<precision>), derived from the unit's fp32 artifact"
+            + (f"; {makes} (its other units are skipped as not supported by this runtime)." if makes else "."))
+
+
 def _parse_precision(ctx, param, value: str) -> tuple[str, ...]:
     from nnlite_tui.core.sources.units import parse_precisions
 
@@ -195,7 +214,7 @@ def discover_or_exit(kw: dict):
     try:
         return discover(list(kw["sources"]), in_shape=kw.get("in_shape"), num_classes=kw.get("num_classes"),
                         include=kw.get("include") or (), exclude=kw.get("exclude") or (), limit=kw.get("limit"),
-                        precisions=kw.get("precision") or ("fp32",), runtimes=kw.get("runtime") or ("litert",),
+                        precisions=kw.get("precision") or ("fp32",), runtimes=kw.get("runtime") or (DEFAULT_RUNTIME,),
                         warn=lambda msg: click.echo(f"warning: {msg}", err=True))
     except SourceError as exc:
         raise click.UsageError(str(exc)) from None

@@ -76,7 +76,7 @@ def profile_mode(choice: str | None, backend: str) -> str | None:
               help="Host benchmarks: pause conversions while timing, pin them to other cores, or neither.")
 @click.option("--keep-artifacts", "--keep-tflite", "keep_artifacts", type=click.Choice(["all", "failed", "none"]),
               default="failed", show_default=True,
-              help="Which converted models (.tflite, .pte) the run directory keeps once a unit is finished "
+              help="Which converted models (each runtime's artifact) the run directory keeps once a unit is finished "
                    "(the conversion cache keeps its own copies, bounded by its size cap).")
 @click.option("--min-free-gb", type=click.FloatRange(min=0), default=None,
               help="Conversions wait while the run's or the cache's disk has less free space than this "
@@ -122,8 +122,7 @@ def run(**kw) -> None:
                               energy=kw["energy"], energy_seconds=kw["energy_seconds"])
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    if "executorch" in kw["runtime"]:
-        _check_executorch_settings(kw["backend"], kw["require_full_delegation"], kw["devices"])
+    _check_runtime_settings(kw["runtime"], kw["backend"], kw["require_full_delegation"], kw["devices"])
     headless = kw["headless"] or not sys.stdout.isatty()
     if kw["max_rounds"] is not None and kw["max_rounds"] < kw["rounds"]:
         raise click.UsageError(f"--max-rounds {kw['max_rounds']} is below --rounds {kw['rounds']}")
@@ -171,16 +170,15 @@ def run(**kw) -> None:
     sys.exit(code)
 
 
-def _check_executorch_settings(backend: str, require_full: bool, devices) -> None:
-    """What ExecuTorch units cannot honour is refused before the run starts, not unit by unit."""
-    if backend != "xnnpack":
-        raise click.UsageError(f"--backend {backend} with --runtime executorch: an ExecuTorch program's delegates are "
-                               "fixed at export (nnlite exports XNNPACK); use --backend xnnpack, or run the other "
-                               "backends with --runtime litert")
-    if require_full and any(d != "host" for d in devices):
-        raise click.UsageError("--require-full-delegation with --runtime executorch on a device: the benchmark app's "
-                               "ExecuTorch API names a program's delegates but not how many nodes they took; "
-                               "run it on the host (which reads the program's plan) or with --runtime litert")
+def _check_runtime_settings(runtimes: tuple[str, ...], backend: str, require_full: bool, devices) -> None:
+    """What a runtime's units cannot honour is refused before the run starts, not unit by unit."""
+    from nnlite_tui.core.runtimes import get_runtime
+
+    on_device = any(d != "host" for d in devices)
+    for name in runtimes:
+        refused = get_runtime(name).refuses(backend, require_full, on_device)
+        if refused:
+            raise click.UsageError(refused)
 
 
 def _run_headless(pipeline) -> int:

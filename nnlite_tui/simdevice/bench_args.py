@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from nnlite_tui.core.runtimes import APP_RUNTIMES, app_engine, get_runtime
+
 BACKENDS = ("cpu", "xnnpack", "gpu", "nnapi")
 DEFAULTS = {"warmup": 5, "runs": 50, "min_seconds": 1.0, "max_runs": 10_000, "max_seconds": 60.0,
             "threads": 1, "backend": "xnnpack", "seed": 0, "warmup_seconds": 0.5, "require_full_delegation": False}
@@ -21,8 +23,8 @@ V2_KEYS = {"warmup_seconds", "require_full_delegation", "profile_ops", "profile_
 # Extras an app of protocol 2 does not know (the runtime's, the token ranges and the energy windows').
 V3_KEYS = {"runtime", "input_shapes", "input_dtypes", "input_ranges", "energy", "energy_seconds"}
 ENERGY_SECONDS = (1.0, 600.0, 10.0)  # EnergyRun.MIN_SECONDS, MAX_SECONDS, DEFAULT_SECONDS
-RUNTIMES = ("litert", "executorch")  # the app's Runtime enum, in order
-RUNTIME_BACKENDS = {"litert": BACKENDS, "executorch": ("xnnpack",)}
+RUNTIMES = APP_RUNTIMES  # the app's Runtime enum, in order
+APP_DEFAULT_RUNTIME = APP_RUNTIMES[0]  # what the app runs when no `runtime` extra is sent (an app before protocol 3)
 # InputFill.DTYPE_SIZES, in the app's order
 DTYPE_SIZES = {"float32": 4, "int32": 4, "uint8": 1, "int64": 8, "bool": 1, "int16": 2, "int8": 1, "float16": 2,
                "float64": 8, "uint16": 2, "uint32": 4}
@@ -51,8 +53,8 @@ class BenchRequest:
     settings: dict  # warmup, runs, min_seconds, max_runs, max_seconds, threads, backend, seed
     profile_ops: str | None = None  # a per-op profile after the timed runs (PROTOCOL.md section 9e)
     profile_runs: int = DEFAULT_PROFILE_RUNS
-    runtime: str = "litert"  # protocol 3 (PROTOCOL.md section 3a)
-    inputs: list[tuple[list[int], str]] | None = None  # ExecuTorch: the shapes and dtypes the host sent
+    runtime: str = APP_DEFAULT_RUNTIME  # protocol 3 (PROTOCOL.md section 3a)
+    inputs: list[tuple[list[int], str]] | None = None  # the shapes and dtypes the host sent, for an engine that needs them
     energy_seconds: float | None = None  # the energy windows' length when `energy` was sent true (section 9f)
     ranges: tuple = ()  # per input: (low, high) an integer input's fill stays in, or None (`input_ranges`)
 
@@ -122,7 +124,7 @@ def accepted(protocol: int = 3, profile_extras: bool = True) -> set[str]:
 
 
 def parse(extras: dict[str, object], protocol: int = 3, profile_extras: bool = True,
-          available: tuple[str, ...] = ("litert",)) -> BenchRequest:
+          available: tuple[str, ...] = (APP_DEFAULT_RUNTIME,)) -> BenchRequest:
     """`protocol=1` parses as the previous app did: no warm-up by time, no version-2 extras; `protocol=2`
     without the runtime extras; `profile_extras=False` as an app build from before the profile extras.
     `available`: the runtimes this (simulated) app build has."""
@@ -176,7 +178,7 @@ def parse(extras: dict[str, object], protocol: int = 3, profile_extras: bool = T
         if profile_runs is None:
             errors.append(f"profile_runs must be an integer, got {_describe(extras['profile_runs'])}")
     runtime, inputs = (_runtime(extras, string, backend, available, errors) if protocol >= 3
-                       else ("litert", None))
+                       else (APP_DEFAULT_RUNTIME, None))
     energy, energy_seconds = False, ENERGY_SECONDS[2]
     if protocol >= 3:
         if "energy" in extras:
@@ -247,10 +249,11 @@ def _input_ranges(text: str, errors: list[str]) -> tuple:
 
 def _runtime(extras: dict[str, object], string, backend: str | None, available: tuple[str, ...],
              errors: list[str]) -> tuple[str | None, list[tuple[list[int], str]] | None]:
-    """The runtime extras, as the app's BenchArgs: (the runtime's name as sent, the ExecuTorch inputs)."""
+    """The runtime extras, as the app's BenchArgs: (the runtime's name as sent, the inputs the host sent for an
+    engine that cannot read them)."""
     name = string("runtime", False)
     if name is None and "runtime" not in extras:
-        name = "litert"
+        name = APP_DEFAULT_RUNTIME
     runtime = name
     if name is not None and name not in RUNTIMES:
         errors.append(f"unknown runtime '{name}' (one of {', '.join(RUNTIMES)})")
@@ -259,22 +262,26 @@ def _runtime(extras: dict[str, object], string, backend: str | None, available: 
         errors.append(f"runtime '{name}' is not in this app build (it has "
                       f"{', '.join(r for r in RUNTIMES if r in available)})")
         runtime = None
-    if runtime is not None and backend is not None and backend not in RUNTIME_BACKENDS[runtime]:
+    if runtime is None:
+        return name, None
+    engine = app_engine(runtime)
+    if backend is not None and backend not in engine.backends:
         errors.append(f"backend '{backend}' is not available with runtime {runtime} (its program's delegates are "
-                      f"fixed at export; it takes {', '.join(RUNTIME_BACKENDS[runtime])})")
+                      f"fixed at export; it takes {', '.join(engine.backends)})")
     shapes, dtypes = string("input_shapes", False), string("input_dtypes", False)
     inputs = None
-    if runtime == "executorch":
+    if engine.inputs_sent_why:
         if shapes is None:
             if "input_shapes" not in extras:
-                errors.append("missing input_shapes (runtime executorch needs them: its Java API cannot read a "
-                              "program's input shapes)")
+                errors.append(f"missing input_shapes (runtime {runtime} needs them: {engine.inputs_sent_why})")
         else:
             inputs = _input_spec(shapes, dtypes, errors)
-    elif runtime == "litert":
+    else:
+        needing = [n for n in APP_RUNTIMES if app_engine(n).inputs_sent_why]
         for key in ("input_shapes", "input_dtypes"):
             if key in extras:
-                errors.append(f"{key} is for runtime executorch only (LiteRT reads the inputs from the model)")
+                errors.append(f"{key} is for runtime {', '.join(needing)} only ({get_runtime(runtime).label} reads "
+                              "the inputs from the model)")
     return name, inputs
 
 

@@ -25,6 +25,7 @@ import sys
 import time
 
 from nnlite_tui.core.bench import energy_math
+from nnlite_tui.core.runtimes import app_engine
 from nnlite_tui.simdevice.bench_args import ARGS_ERROR_TYPE, ArgsError, BenchRequest, JavaLong, parse
 
 V2_REPORT_KEYS = ("warmup_seconds", "require_full_delegation", "timing", "native_stats", "native_samples_ns",
@@ -41,10 +42,6 @@ DELEGATE_ERROR = "org.nnlite.bench.DelegateUnavailableException"
 
 
 PROTOCOL_VERSION = 3
-NO_OPS_PROFILE_REASON = "LiteRT's Android Interpreter API has no per-op profiler; the report has no ops block"
-# The app's ExecuTorch engine (and so the simulated one): PROTOCOL.md section 9e.
-NO_ET_OPS_PROFILE_REASON = ("the published ExecuTorch Android library is built without its event tracer, so "
-                            "Module.etdump() records no per-op events; the report has no ops block")
 THROTTLING_STATUS = 1  # PowerManager.THERMAL_STATUS_LIGHT
 THROTTLING_HEADROOM = 1.0  # getThermalHeadroom at THERMAL_STATUS_SEVERE
 
@@ -131,25 +128,26 @@ def bench_report(job: dict, req: BenchRequest) -> dict:
     ran = requested if requested in ("cpu", "xnnpack") else "xnnpack"
     fallback = (f"{requested} -> xnnpack: load failed: {DELEGATE_ERROR}: {UNAVAILABLE[requested]}"
                 if ran != requested else None)
-    executorch = req.runtime == "executorch"
+    # An engine whose program's delegates are fixed at export names them but cannot count their nodes.
+    fixed = app_engine(req.runtime).fixed_delegates
     settings = BenchSettings(warmup=s["warmup"], runs=s["runs"], min_seconds=s["min_seconds"], max_runs=s["max_runs"],
                              max_seconds=s["max_seconds"], threads=s["threads"], backend=ran, seed=s["seed"],
                              warmup_seconds=s["warmup_seconds"],
-                             require_full_delegation=s["require_full_delegation"] and not executorch)
+                             require_full_delegation=s["require_full_delegation"] and not fixed)
     import_runtime(req.runtime)
     before = ask_conditions()
     result = benchmark_result(job["model_host"], settings, req.run_id, fill=faulty_fill(job.get("input_fault")),
                               runtime=req.runtime, feed=req.inputs, after_timed=energy_windows(job, req),
                               ranges=req.ranges)
-    if executorch:  # the backend the program's delegates make it (ExecuTorchFacts.fallback)
+    if fixed:  # the backend the program's delegates make it (ExecuTorchFacts.fallback)
         ran, fallback = result["backend_used"], result["fallback_reason"]
         if result["valid"] and s["require_full_delegation"]:
-            result = executorch_full_delegation_failure(result)
+            result = uncounted_delegation_failure(result)
     if result["valid"]:
         result["conditions"] = conditions_block(before, ask_conditions())
         if "energy" in result:
             log("I", energy_math.log_line(req.run_id, result["energy"]))
-        if req.profile_ops and job.get("app_ops", "host") == "host" and req.runtime == "litert":
+        if req.profile_ops and job.get("app_ops", "host") == "host" and app_engine(req.runtime).may_profile_ops:
             result.update(ops_blocks(job, req, settings))
     result.update(model_path=req.model_path, backend_requested=requested, backend_used=ran)
     if result.get("error_message"):
@@ -207,7 +205,7 @@ def import_runtime(name: str) -> None:
         importlib.import_module(module)
 
 
-def executorch_full_delegation_failure(result: dict) -> dict:
+def uncounted_delegation_failure(result: dict) -> dict:
     """The app's ExecuTorch engine cannot count a partition's nodes, so require_full_delegation fails at load
     (android-app core, Delegation.kt), with the measurements dropped."""
     backends = (result.get("delegation") or {}).get("backends") or []
@@ -242,7 +240,7 @@ def ops_blocks(job: dict, req: BenchRequest, settings) -> dict:
 
     from nnlite_tui.core.runtimes import get_runtime
 
-    blocks = get_runtime("litert").profile(job["model_host"], replace(settings, profile_ops=req.profile_ops,
+    blocks = get_runtime(req.runtime).profile(job["model_host"], replace(settings, profile_ops=req.profile_ops,
                                                                       profile_runs=req.profile_runs))
     for block in blocks.values():
         if block.get("error"):
@@ -292,10 +290,10 @@ def run(job: dict) -> None:
         log("I", f"START run_id={req.run_id} model={req.model_path}{runtime} backend={s['backend']} "
                  f"threads={s['threads']} warmup={s['warmup']} runs={s['runs']}")
         report_path = req.report_path
-        if req.profile_ops and req.runtime == "executorch":  # as the Android app's ExecuTorch engine
-            log("I", f"NO_OPS_PROFILE profile_ops={req.profile_ops}: {NO_ET_OPS_PROFILE_REASON}")
-        elif req.profile_ops and job.get("app_ops", "host") == "none":  # as the Android app (BenchRunner)
-            log("I", f"NO_OPS_PROFILE profile_ops={req.profile_ops}: {NO_OPS_PROFILE_REASON}")
+        engine = app_engine(req.runtime)
+        # As the Android app (BenchRunner): an engine that cannot profile, or an app build without a profiler.
+        if req.profile_ops and (not engine.may_profile_ops or job.get("app_ops", "host") == "none"):
+            log("I", f"NO_OPS_PROFILE profile_ops={req.profile_ops}: {engine.no_ops_reason}; the report has no ops block")
         try:
             report = bench_report(job, req)
         except Exception as exc:  # the protocol's "internal" stage: a report that says so, not silence

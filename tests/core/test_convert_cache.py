@@ -21,6 +21,7 @@ from nnlite_tui.core.convert.cache_scan import cache_usage
 from nnlite_tui.core.disk import GB
 
 MB = 10**6
+SUFFIX = ".tflite"  # the artifacts these entries hold: LiteRT's (the cache keeps each under its runtime's suffix)
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -35,7 +36,7 @@ def _payload(key: str, size: int) -> bytes:
 
 
 def _store(cache: ConversionCache, key: str, size: int) -> dict:
-    staging = cache.staging(key)
+    staging = cache.staging(key, SUFFIX)
     data = _payload(key, size)
     staging.artifact.write_bytes(data)
     result = {"ok": True, "stage": "done", "artifact_bytes": size, "artifact_sha256": hashlib.sha256(data).hexdigest()}
@@ -94,7 +95,7 @@ def test_an_entry_another_process_is_reading_is_never_evicted(tmp_path):
     held, other = _key(1), _key(2)
     _store(cache, held, 1000)
     _store(cache, other, 1000)
-    reader = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(cache.paths(held)[0])],
+    reader = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(cache.meta_path(held))],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert reader.stdout.readline().strip() == "locked"
@@ -217,7 +218,7 @@ def test_a_model_that_does_not_fit_leaves_no_entry_and_a_clear_error(small_fs):
     cache = ConversionCache(small_fs / "cache", max_gb=1)
     key = _key(1)
     filler = _fill(small_fs, leave=256 * 1024)
-    staging = cache.staging(key)
+    staging = cache.staging(key, SUFFIX)
     with pytest.raises(OSError) as exc:  # what the converter meets while writing the .tflite
         staging.artifact.write_bytes(_payload(key, 2 * MB))
     worker_said = {"ok": False, "stage": "serialize", "error_type": "OSError", "error_message": str(exc.value)}
@@ -234,7 +235,7 @@ def test_a_model_that_does_not_fit_leaves_no_entry_and_a_clear_error(small_fs):
 def test_a_result_that_cannot_be_recorded_leaves_no_entry(small_fs):
     cache = ConversionCache(small_fs / "cache", max_gb=1)
     key = _key(2)
-    staging = cache.staging(key)
+    staging = cache.staging(key, SUFFIX)
     _fill(staging.dir)  # the .tflite itself took the last byte: meta.json cannot be written
     staging.dir.joinpath("filler").rename(staging.artifact)
     result = cache.commit(staging, {"ok": True, "stage": "done", "artifact_sha256": "x"}, small_fs / "run" / "m.tflite")
@@ -299,7 +300,7 @@ def test_an_entry_of_the_older_flat_layout_is_counted_then_moved_in_when_asked_f
     hit = cache.fetch(key, tmp_path / "run" / "m.tflite")
     assert hit["artifact_path"] == str(tmp_path / "run" / "m.tflite")
     assert (tmp_path / "run" / "m.tflite").read_bytes() == _payload(key, 5000)
-    assert not (root / key[:2] / f"{key}.json").exists() and cache.paths(key)[1].is_file()
+    assert not (root / key[:2] / f"{key}.json").exists() and cache.artifact_of(key) is not None
     assert {(e.key, e.legacy) for e in cache.entries()} == {(key, False), (stale, True)}
     assert [e.key for e in cache.evict(max_bytes=6000).removed] == [stale]  # never used since: first out
     assert not list((root / stale[:2]).glob(stale + ".*"))
@@ -321,7 +322,7 @@ def test_two_units_asking_for_one_conversion_at_once_convert_it_once(tmp_path):
 
     results = {}
     threads = [threading.Thread(target=lambda n=n: results.__setitem__(n, through_cache(
-        cache, key, tmp_path / f"dest{n}.tflite", run, log_path=tmp_path / f"unit{n}.log")), name=f"unit{n}")
+        cache, key, tmp_path / f"dest{n}.tflite", run, suffix=SUFFIX, log_path=tmp_path / f"unit{n}.log")), name=f"unit{n}")
         for n in (0, 1)]
     def wait_until(condition) -> bool:
         deadline = time.monotonic() + 20
@@ -340,3 +341,53 @@ def test_two_units_asking_for_one_conversion_at_once_convert_it_once(tmp_path):
     assert results[0]["cached"] is False and results[1]["cached"] is True
     assert (tmp_path / "dest1.tflite").read_bytes() == _payload(key, 1000)
     assert "waiting for the same job" in (tmp_path / "unit1.log").read_text()
+
+
+# ----- each runtime's suffix -----
+
+def test_an_artifact_is_stored_under_its_runtimes_suffix_and_served_from_it(tmp_path):
+    cache = ConversionCache(tmp_path / "c", max_gb=1)
+    key, data = _key(51), b"an ExecuTorch program"
+    staging = cache.staging(key, ".pte")
+    staging.artifact.write_bytes(data)
+    cache.commit(staging, {"ok": True, "stage": "done", "artifact_sha256": hashlib.sha256(data).hexdigest()})
+    assert sorted(p.name for p in cache.entry_dir(key).iterdir()) == ["meta.json", "model.pte"]
+    assert cache.artifact_of(key) == cache.entry_dir(key) / "model.pte"
+    assert cache.fetch(key, tmp_path / "run" / "m.pte")["artifact_path"] == str(tmp_path / "run" / "m.pte")
+    assert (tmp_path / "run" / "m.pte").read_bytes() == data
+    assert [(e.key, e.ok) for e in cache.entries()] == [(key, True)]
+
+
+def test_an_entry_written_before_artifacts_carried_their_suffix_is_still_served(tmp_path):
+    """Earlier releases stored every artifact as model.tflite, an ExecuTorch program too: such an entry,
+    made by hand here as they wrote it, is found, checked against its sha256 and placed at the unit's
+    .pte path, and counts as a whole entry for the size cap."""
+    root = tmp_path / "c"
+    key, program = _key(52), b"PTE bytes stored under the old name"
+    entry = root / key[:2] / key
+    entry.mkdir(parents=True)
+    (entry / "model.tflite").write_bytes(program)
+    (entry / "meta.json").write_text(json.dumps({"ok": True, "stage": "done", "runtime": "executorch",
+                                                 "artifact_sha256": hashlib.sha256(program).hexdigest()}))
+    cache = ConversionCache(root, max_gb=1)
+    assert [(e.key, e.ok, e.legacy, e.bytes) for e in cache.entries()] == \
+        [(key, True, False, len(program) + (entry / "meta.json").stat().st_size)]
+    hit = cache.fetch(key, tmp_path / "run" / "m@executorch.pte")
+    assert hit is not None and hit["artifact_path"] == str(tmp_path / "run" / "m@executorch.pte")
+    assert (tmp_path / "run" / "m@executorch.pte").read_bytes() == program
+    (entry / "model.tflite").write_bytes(b"altered")  # and it is checked like any entry
+    assert cache.fetch(key) is None
+
+
+def test_a_flat_layout_entry_keeps_its_own_suffix_when_moved_in(tmp_path):
+    root = tmp_path / "c"
+    key, data = _key(53), b"a program of the flat layout"
+    (root / key[:2]).mkdir(parents=True)
+    (root / key[:2] / f"{key}.pte").write_bytes(data)
+    (root / key[:2] / f"{key}.json").write_text(json.dumps({"ok": True, "stage": "done",
+                                                           "artifact_sha256": hashlib.sha256(data).hexdigest()}))
+    cache = ConversionCache(root, max_gb=1)
+    assert [(e.key, e.legacy, e.ok) for e in cache.entries()] == [(key, True, True)]
+    assert cache.fetch(key, tmp_path / "m.pte") is not None and (tmp_path / "m.pte").read_bytes() == data
+    assert cache.artifact_of(key) == cache.entry_dir(key) / "model.pte"
+    assert not list((root / key[:2]).glob(f"{key}.*"))

@@ -57,6 +57,17 @@ def test_a_run_without_executorch_says_the_runtime_is_unavailable(tmp_path, monk
     assert not (tmp_path / "r").exists()  # refused before anything was started
 
 
+def test_settings_executorch_cannot_honour_are_refused_by_the_runtime_before_the_run(tmp_path):
+    from nnlite_tui.cli import main
+
+    result = CliRunner().invoke(main, ["run", str(LENET), "--runtime", "all", "--backend", "gpu",
+                                       "--out", str(tmp_path / "r"), "--headless"])
+    assert result.exit_code == 2, result.output
+    assert "--backend gpu with --runtime executorch: an ExecuTorch program's delegates are fixed at export" \
+        in result.output
+    assert not (tmp_path / "r").exists()  # refused before anything was started
+
+
 @pytest.fixture(scope="module")
 def lenet_pte(tmp_path_factory) -> tuple[Path, dict]:
     """mnist_lenet converted to a .pte by a real conversion worker."""
@@ -80,6 +91,14 @@ def test_a_one_channel_model_converts_validates_and_counts_what_xnnpack_took(len
     assert d["not_delegated_because"] == {"aten._adaptive_avg_pool2d": "XNNPACK has no partitioner config for this op"}
     assert d["backends"] == ["XnnpackBackend"]
     assert path.suffix == ".pte" and path.stat().st_size == result["artifact_bytes"]
+
+
+def test_the_conversion_cache_keeps_the_program_as_model_pte(lenet_pte):
+    from nnlite_tui.core.convert.cache import ConversionCache, default_cache_dir
+
+    _, result = lenet_pte
+    stored = ConversionCache(default_cache_dir()).artifact_of(result["key"])
+    assert stored is not None and stored.name == "model.pte"
 
 
 def test_the_program_reader_agrees_with_executorch_s_own_binding(lenet_pte):

@@ -1,12 +1,19 @@
 """A third runtime needs its package and one registration line: a fake one (tests/results/fakert,
 registered by the one line below) shows in the summary, the runtime comparison, the HTML page and the
-console's detail table beside LiteRT, with nothing else changed."""
+console's detail table beside LiteRT, and its artifacts are cached under its own suffix, with nothing
+else changed."""
 
 from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from nnlite_tui.core import runtimes
+from nnlite_tui.core.convert.converter import Converter
+from nnlite_tui.core.convert.options import ConvertOptions
 from nnlite_tui.core.outcomes import BenchResult, ConversionResult
 from nnlite_tui.core.report.compare_runtimes import compare_runtimes
 from nnlite_tui.core.report.document import build_report, summary_row
@@ -69,3 +76,33 @@ def test_a_registered_runtime_shows_in_every_view(fakert, tmp_path):
 def test_an_unregistered_runtime_is_refused_by_name():
     with pytest.raises(ValueError, match="unknown runtime 'fakert'; choose from litert, executorch"):
         runtimes.get_runtime("fakert")
+
+
+class WritingWorker:
+    """A conversion worker that writes the artifact it is asked for (what a runtime's export does)."""
+
+    def __init__(self) -> None:
+        self.jobs: list[dict[str, Any]] = []
+
+    def run(self, job: dict[str, Any], cancel: Any = None) -> dict[str, Any]:
+        self.jobs.append(job)
+        data = b"a fakert artifact"
+        Path(job["out_path"]).write_bytes(data)
+        return {"ok": True, "stage": "done", "runtime": job["runtime"],
+                "artifact_sha256": hashlib.sha256(data).hexdigest()}
+
+    def kill(self) -> None:
+        pass
+
+
+def test_a_registered_runtimes_artifact_is_cached_under_its_own_suffix(fakert, tmp_path, monkeypatch):
+    worker = WritingWorker()
+    monkeypatch.setattr(Converter, "_worker", lambda self: worker)
+    options = ConvertOptions(cache_dir=tmp_path / "cache", sandbox="off")
+    with Converter(options, n_workers=1) as converter:
+        first = converter.cached_job("ab" * 32, {"runtime": "fakert"}, tmp_path / "run" / "m@fakert.fake")
+        again = converter.cached_job("ab" * 32, {"runtime": "fakert"}, tmp_path / "run" / "again.fake")
+    assert Path(worker.jobs[0]["out_path"]).name == "model.fake"  # the worker wrote the runtime's suffix
+    assert len(worker.jobs) == 1 and (first["cached"], again["cached"]) == (False, True)
+    assert converter.cache.artifact_of("ab" * 32) == converter.cache.entry_dir("ab" * 32) / "model.fake"
+    assert (tmp_path / "run" / "again.fake").read_bytes() == b"a fakert artifact"

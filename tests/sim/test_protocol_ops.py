@@ -76,7 +76,7 @@ def test_an_app_without_a_profiler_is_answered_with_the_reason(sim_device_factor
     r = host_run(sim, tiny_tflite, test_apk, profile_ops="both")
     assert r["valid"] and sim.app.launches == 1 and schema_errors(r) == []
     for key, mode in (("ops", "xnnpack"), ("ops_builtin", "builtin")):
-        assert r[key] == {"schema_version": SCHEMA_VERSION, "kernel_mode": mode, "error": adb_extras.NO_APP_PROFILER, "ops": []}
+        assert r[key] == {"schema_version": SCHEMA_VERSION, "kernel_mode": mode, "error": adb_extras.no_app_profile(), "ops": []}
 
 
 def test_a_block_the_host_did_not_ask_for_is_refused():

@@ -28,6 +28,7 @@ from nnlite_tui.core.bench.session import BenchSession
 from nnlite_tui.core.bench.settings import BenchmarkError, BenchSettings
 from nnlite_tui.core.bench.stats import summarize
 from nnlite_tui.core.runtimes import get_runtime
+from nnlite_tui.core.runtimes.default import DEFAULT_RUNTIME
 
 Progress = Callable[..., None]  # progress(phase, **figures): a phase of the protocol begins
 
@@ -140,7 +141,7 @@ def _timed_loop(invoke: Callable[[], Any], settings: BenchSettings, native, nati
 
 
 def run_benchmark(model_path: str, settings: BenchSettings, fill: Callable[..., Any] | None = None,
-                  runtime: str = "litert", feed: Sequence[tuple[Sequence[int], str]] | None = None,
+                  runtime: str = DEFAULT_RUNTIME, feed: Sequence[tuple[Sequence[int], str]] | None = None,
                   progress: Progress | None = None,
                   after_timed: Callable[[Callable[[], Any]], dict[str, Any]] | None = None,
                   ranges: Sequence[Sequence[int] | None] = ()) -> dict[str, Any]:
@@ -190,7 +191,7 @@ def _one_inference(session: BenchSession) -> Callable[[], Any]:
 
 
 def benchmark_result(model_path: str, settings: BenchSettings, run_id: str = "", profile: bool = True,
-                     fill: Callable[..., Any] | None = None, runtime: str = "litert",
+                     fill: Callable[..., Any] | None = None, runtime: str = DEFAULT_RUNTIME,
                      feed: Sequence[tuple[Sequence[int], str]] | None = None,
                      progress: Progress | None = None,
                      after_timed: Callable[[Callable[[], Any]], dict[str, Any]] | None = None,

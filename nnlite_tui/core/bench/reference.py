@@ -1,7 +1,8 @@
 """Drift on record: every device times the same reference workloads at intervals during a run.
 
 Two references, because a small model and a large one do not slow down alike:
-- "compute": reference_model.py, converted once into reference.tflite (shipped in the package), about
+- "compute": reference_model.py, converted once into reference.tflite (shipped in the package: the
+  artifact of runtimes.REFERENCE_RUNTIME, which every device runs), about
   0.1 ms, all in cache: it feels the core's clock;
 - "memory": reference_memory.py, 128 MiB of weights read once per inference, made at first use beside
   the conversion cache: it feels the memory bandwidth and last-level cache a neighbour takes.
@@ -28,10 +29,10 @@ from typing import Any
 
 from nnlite_tui.core.bench import reference_memory
 from nnlite_tui.core.bench.settings import BenchSettings
+from nnlite_tui.core.runtimes import REFERENCE_RUNTIME, get_runtime
 
-REFERENCE_FILE = Path(__file__).with_name("reference.tflite")
+REFERENCE_FILE = Path(__file__).with_name(f"reference{get_runtime(REFERENCE_RUNTIME).suffix}")
 REFERENCE_SHA256 = "8ff2cf59f5d8c806a9e846f9786b1236aab533702fcf2a2016ca13004ca0469f"
-REFERENCE_RUNTIME = "litert"  # every device runs LiteRT, so every device can time the same bytes
 # About 0.15 s of timed work (a thousand runs of its ~0.1 ms) after a short warm-up: a figure whose
 # noise is small next to a drift, in about half a second of the device's time.
 SETTINGS = BenchSettings(warmup=3, warmup_seconds=0.05, runs=30, min_seconds=0.15, max_seconds=5.0)

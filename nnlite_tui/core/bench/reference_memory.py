@@ -37,16 +37,17 @@ def references_dir(cache_root: str | Path) -> Path:
 def memory_reference(cache_root: str | Path) -> Path:
     """The memory reference's file, written on first use; a file whose bytes are not the expected
     ones (a partial write, another version) is written again."""
-    from nnlite_tui.core.runtimes import get_runtime
+    from nnlite_tui.core.runtimes import REFERENCE_RUNTIME, get_runtime
 
-    path = references_dir(cache_root) / f"memory-v{VERSION}.reference.tflite"
+    runtime = get_runtime(REFERENCE_RUNTIME)
+    path = references_dir(cache_root) / f"memory-v{VERSION}.reference{runtime.suffix}"
     with _lock:
         if path in _verified or (path.is_file() and _sha256(path) == SHA256):
             _verified.add(path)
             return path
         path.parent.mkdir(parents=True, exist_ok=True)
-        # Only LiteRT can write the reference; the Runtime protocol does not ask the others for it.
-        make = getattr(get_runtime("litert"), "dense_chain")
+        # Only the reference runtime writes it; the Runtime protocol does not ask the others for it.
+        make = getattr(runtime, "dense_chain")
         make(str(path), WIDTH, LAYERS, SEED)
         digest = _sha256(path)
         if digest != SHA256:

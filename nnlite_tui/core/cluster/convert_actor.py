@@ -75,7 +75,9 @@ class ConvertActor:
             chunks = transfer.put_file(dest)
             result["node"] = session.node_name()
         dest.unlink(missing_ok=True)
-        self.converter.cache.paths(result["key"])[1].unlink(missing_ok=True)
+        stored = self.converter.cache.artifact_of(result["key"])
+        if stored is not None:
+            stored.unlink(missing_ok=True)
         # Data, not objects: the driver parses and checks it (convert/messages.py) as it does a worker's.
         return json.dumps(result, default=str), chunks, log.read_text(errors="replace")
 

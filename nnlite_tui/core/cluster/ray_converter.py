@@ -100,7 +100,7 @@ class RayConverter:
                 cancel: threading.Event | None = None) -> dict[str, Any]:
         if spec.precision != "fp32":  # fp32 through this converter (cache or actor), then cached_job
             return derive_variant(self, spec, dest, log_path, cancel)
-        result = self._cached_remote(self.key(spec), dest, log_path, cancel,
+        result = self._cached_remote(self.key(spec), get_runtime(spec.runtime).suffix, dest, log_path, cancel,
                                      lambda actor: actor.convert.remote(spec.to_dict()), "conversion")
         return {**result, "model": spec.name}
 
@@ -115,10 +115,10 @@ class RayConverter:
                 pieces.extend(transfer.put_file(job["fp32_path"]))
             return actor.run_job.remote(key, job, pieces)
 
-        return self._cached_remote(key, dest, log_path, cancel, call, "result")
+        return self._cached_remote(key, get_runtime(job["runtime"]).suffix, dest, log_path, cancel, call, "result")
 
-    def _cached_remote(self, key: str, dest: Path, log_path: Path | None, cancel: threading.Event | None,
-                       call, what: str) -> dict[str, Any]:
+    def _cached_remote(self, key: str, suffix: str, dest: Path, log_path: Path | None,
+                       cancel: threading.Event | None, call, what: str) -> dict[str, Any]:
         def run(staged: Path) -> dict[str, Any]:
             slot = self._placed_slot()
             if slot is None:
@@ -128,8 +128,8 @@ class RayConverter:
             finally:
                 self._idle.put(slot)
 
-        return through_cache(self.cache, key, dest, run, use_cache=self.options.use_cache, log_path=log_path,
-                             what=what)
+        return through_cache(self.cache, key, dest, run, suffix=suffix, use_cache=self.options.use_cache,
+                             log_path=log_path, what=what)
 
     def _placed_slot(self) -> _Slot | None:
         """An idle slot whose actor is placed; slots Ray cannot place are retired, not waited on."""

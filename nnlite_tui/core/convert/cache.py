@@ -1,19 +1,21 @@
 """The conversion cache shared by runs: content-addressed, bounded in size, least recently used out.
 
 Under the root ($NNLITE_CACHE_DIR, default ~/.cache/nnlite/convert):
-  <key[:2]>/<key>/meta.json     the conversion result (a deterministic failure has only this file)
-  <key[:2]>/<key>/model.tflite  the converted model, when the conversion succeeded
+  <key[:2]>/<key>/meta.json       the conversion result (a deterministic failure has only this file)
+  <key[:2]>/<key>/model<suffix>   the artifact, when the conversion succeeded, under the suffix of the
+                                  runtime that made it (model.pte); entries of earlier releases hold
+                                  model.tflite whatever made them, and are served as they are
   tmp/<key>.<pid>.<rand>/       an entry being written (or, named evict.*, one being deleted)
   cap.json                      the default size cap, decided once at first use
 
 Only whole entries: an entry is written in tmp/ and renamed into place in one step (the first writer
 of a key wins, a later one drops its equal copy), so another process sees all of it or nothing, and
 a full disk leaves only a tmp/ directory, which is removed. A reader holds a shared flock on
-meta.json while it reads it and links the .tflite out; eviction takes the exclusive lock without
+meta.json while it reads it and links the artifact out; eviction takes the exclusive lock without
 waiting, skips an entry it cannot lock, and renames the entry out of place before deleting it.
-Last use is meta.json's mtime, touched on every hit. A hit's .tflite is hashed again and must match
+Last use is meta.json's mtime, touched on every hit. A hit's artifact is hashed again and must match
 the sha256 recorded when it was stored: an altered entry is a miss, converted again and replaced. An entry of the older flat layout
-(<key[:2]>/<key>.json + .tflite) is moved into this one when its key is asked for; until then it
+(<key[:2]>/<key>.json + <key>.<suffix>) is moved into this one when its key is asked for; until then it
 counts towards the size and ages out like any other.
 """
 
@@ -35,7 +37,9 @@ from typing import Any
 
 from nnlite_tui.core.outcomes import conversion_record
 from nnlite_tui.core.convert.cache_cap import resolve_cap
-from nnlite_tui.core.convert.cache_files import DISK_FULL, META, TFLITE, TMP, Entry, place_file, write_json_durable
+from nnlite_tui.core.convert.cache_files import (
+    DISK_FULL, META, TMP, Entry, artifact_name, find_artifact, place_file, write_json_durable,
+)
 from nnlite_tui.core.convert.cache_scan import clean_tmp, scan_entries
 from nnlite_tui.core.disk import free_bytes, fsync_path
 
@@ -44,7 +48,7 @@ RESCAN_S = 60.0
 NEAR_CAP = 0.75
 STALE_TMP_S = 7 * 86400  # a tmp/ dir this old goes even if its pid is alive again (reused pid)
 # A crashed worker with less than this free on the cache's filesystem ran out of space: its partial
-# .tflite (still in tmp/ when this is checked) has taken the rest.
+# artifact (still in tmp/ when this is checked) has taken the rest.
 CRASH_FULL_BYTES = 4 * 10**6
 
 
@@ -64,10 +68,11 @@ class Staging:
     """Where one conversion writes its entry before it is stored."""
     key: str
     dir: Path
+    suffix: str  # the artifact's, as its runtime declares it (runtimes.base.Runtime.suffix)
 
     @property
     def artifact(self) -> Path:
-        return self.dir / TFLITE
+        return self.dir / artifact_name(self.suffix)
 
     def discard(self) -> None:
         if self.dir.exists():  # gone after a successful commit (it was renamed into place)
@@ -93,7 +98,7 @@ def explain_crash(root: Path, result: dict[str, Any]) -> dict[str, Any]:
     aborts the process with `IO failure on output stream`): say so instead of "worker died"."""
     if result.get("ok") or result.get("error_type") != "WorkerCrash" or free_bytes(root) > CRASH_FULL_BYTES:
         return result
-    return disk_full_failure(root, f"{result.get('error_message')} while writing the .tflite")
+    return disk_full_failure(root, f"{result.get('error_message')} while writing the artifact")
 
 
 def _intact(path: Path, sha256: Any) -> bool:
@@ -129,14 +134,17 @@ class ConversionCache:
     def entry_dir(self, key: str) -> Path:
         return self.root / key[:2] / key
 
-    def paths(self, key: str) -> tuple[Path, Path]:
-        d = self.entry_dir(key)
-        return d / META, d / TFLITE
+    def meta_path(self, key: str) -> Path:
+        return self.entry_dir(key) / META
+
+    def artifact_of(self, key: str) -> Path | None:
+        """The stored artifact of key's entry, whatever its suffix, or None."""
+        return find_artifact(self.entry_dir(key))
 
     # ----- reading -----
     def fetch(self, key: str, dest: Path | None = None) -> dict[str, Any] | None:
-        """The cached result (None on a miss); the .tflite linked to dest; the entry marked used."""
-        meta, tflite = self.paths(key)
+        """The cached result (None on a miss); the artifact linked to dest; the entry marked used."""
+        meta = self.meta_path(key)
         try:
             f = open(meta, "rb")
         except FileNotFoundError:
@@ -157,10 +165,11 @@ class ConversionCache:
             except (OSError, ValueError):
                 return None  # a damaged entry is a miss; commit() replaces it
             if result.get("ok"):
-                if not _intact(tflite, result.get("artifact_sha256")):
+                artifact = self.artifact_of(key)
+                if artifact is None or not _intact(artifact, result.get("artifact_sha256")):
                     return None  # missing or altered since it was stored: converted again, and replaced
                 if dest is not None:
-                    place_file(tflite, dest)
+                    place_file(artifact, dest)
                     result["artifact_path"] = str(dest)
             os.utime(meta)
         return result
@@ -169,7 +178,8 @@ class ConversionCache:
         return self.fetch(key)
 
     # ----- writing -----
-    def staging(self, key: str) -> Staging:
+    def staging(self, key: str, suffix: str) -> Staging:
+        """A private directory for key's entry; its artifact is to be written as model<suffix>."""
         d = self.root / TMP / f"{key}.{os.getpid()}.{secrets.token_hex(4)}"
         try:
             d.mkdir(parents=True)
@@ -177,10 +187,10 @@ class ConversionCache:
             if exc.errno in DISK_FULL:
                 raise CacheWriteError(exc.errno, f"{self.root}: no space left to start an entry") from exc
             raise
-        return Staging(key, d)
+        return Staging(key, d, suffix)
 
     def commit(self, staging: Staging, result: dict[str, Any], dest: Path | None = None) -> dict[str, Any]:
-        """Store `result` (and the staged .tflite when ok) as the key's entry, place the .tflite at
+        """Store `result` (and the staged artifact when ok) as the key's entry, place the artifact at
         dest, then evict down to the cap. Returns the result as the caller should see it: with
         artifact_path=dest, or a transient disk-full failure when nothing could be stored."""
         if is_disk_full(result):
@@ -206,12 +216,13 @@ class ConversionCache:
             out["artifact_path"] = str(dest)
         return out
 
-    def put(self, key: str, result: dict[str, Any], tflite: Path | None = None) -> None:
-        """Store a result (a successful one with its .tflite); CacheWriteError if the disk is full."""
-        staging = self.staging(key)
+    def put(self, key: str, result: dict[str, Any], artifact: Path | None = None) -> None:
+        """Store a result (a successful one with its artifact, kept under the artifact's suffix);
+        CacheWriteError if the disk is full."""
+        staging = self.staging(key, artifact.suffix if artifact is not None else "")
         try:
-            if tflite is not None:
-                shutil.copyfile(tflite, staging.artifact)
+            if artifact is not None:
+                shutil.copyfile(artifact, staging.artifact)
             stored = self.commit(staging, result)
         except OSError as exc:
             staging.discard()
@@ -237,24 +248,28 @@ class ConversionCache:
             self._remove(self._entry_of(final))  # a damaged entry: ours replaces it
 
     def _adopt_legacy(self, key: str) -> bool:
-        """Move an entry of the older flat layout (<kk>/<key>.json + .tflite) into this one, so an
-        existing cache keeps its conversions. True if there is now an entry for key."""
+        """Move an entry of the older flat layout (<kk>/<key>.json + <key>.<suffix>) into this one, so
+        an existing cache keeps its conversions. True if there is now an entry for key."""
         old_meta = self.root / key[:2] / f"{key}.json"
-        old_tflite = old_meta.with_suffix(".tflite")
         try:
             result = json.loads(old_meta.read_text())
         except FileNotFoundError:
             return False
         except (OSError, ValueError):
             return False  # damaged: never adopted, it ages out like any entry
+        # Its artifact: the one <key>.<suffix> beside the .json that is not a half-written .json.tmp.
+        old_artifacts = [p for p in old_meta.parent.glob(f"{key}.*") if p.suffix not in (".json", ".tmp")]
+        old_artifact = old_artifacts[0] if len(old_artifacts) == 1 else None
         try:
-            staging = self.staging(key)
+            staging = self.staging(key, old_artifact.suffix if old_artifact is not None else "")
         except CacheWriteError:
             return False  # no room to move it now: a miss, and the conversion says why it cannot be stored
         try:
             if result.get("ok"):
+                if old_artifact is None:
+                    return False
                 try:
-                    os.link(old_tflite, staging.artifact)
+                    os.link(old_artifact, staging.artifact)
                 except FileNotFoundError:
                     return False
             stored = self.commit(staging, result)
@@ -263,7 +278,8 @@ class ConversionCache:
         if stored.get("error_type") == "DiskFull":
             return False
         old_meta.unlink(missing_ok=True)
-        old_tflite.unlink(missing_ok=True)
+        if old_artifact is not None:
+            old_artifact.unlink(missing_ok=True)
         return True
 
     # ----- size -----

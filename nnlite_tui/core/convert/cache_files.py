@@ -13,18 +13,42 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-META, TFLITE, TMP = "meta.json", "model.tflite", "tmp"
+META, TMP = "meta.json", "tmp"
+ARTIFACT_STEM = "model"  # an entry's artifact is model<suffix>, the suffix of the runtime that made it
 DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+def artifact_name(suffix: str) -> str:
+    """The file name of an entry's artifact made by a runtime whose artifacts end in `suffix` (".pte")."""
+    return f"{ARTIFACT_STEM}{suffix}"
+
+
+def is_artifact_name(name: str) -> bool:
+    """model.<one suffix>, whichever runtime made it. An entry stored before artifacts carried their
+    runtime's suffix holds model.tflite for every runtime (an ExecuTorch program too) and is read the
+    same way: the sha256 in its meta.json, not the name, says which bytes it holds. A half-written
+    `model.<suffix>.part` is not an artifact."""
+    stem, dot, suffix = name.partition(".")
+    return stem == ARTIFACT_STEM and bool(dot) and bool(suffix) and "." not in suffix
+
+
+def find_artifact(entry_dir: Path) -> Path | None:
+    """The artifact stored in an entry directory, or None (a failure's entry, or one being evicted)."""
+    try:
+        names = sorted(f.name for f in os.scandir(entry_dir) if is_artifact_name(f.name))
+    except FileNotFoundError:
+        return None
+    return entry_dir / names[0] if names else None
 
 
 @dataclass(frozen=True)
 class Entry:
     key: str
-    path: Path  # the entry directory (a legacy entry: its .json or .tflite file)
+    path: Path  # the entry directory (a legacy entry: one of its <key>.* files)
     bytes: int
     last_used: float  # epoch seconds
-    ok: bool  # holds a .tflite
-    shared: bool  # the .tflite has other hard links (a run directory's copy)
+    ok: bool  # holds an artifact
+    shared: bool  # the artifact has other hard links (a run directory's copy)
     legacy: bool = False
 
 
@@ -42,7 +66,7 @@ def place_file(src: Path, dest: Path) -> None:
         shutil.copyfile(src, tmp)  # another filesystem, or links not allowed
     os.replace(tmp, dest)
     # rename() does nothing when tmp and dest are already links to one file (the same cached
-    # .tflite placed twice, as a derived precision does with its fp32 file): tmp is then left.
+    # artifact placed twice, as a derived precision does with its fp32 file): tmp is then left.
     tmp.unlink(missing_ok=True)
 
 

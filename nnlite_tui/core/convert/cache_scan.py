@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nnlite_tui.core.convert.cache_files import META, TFLITE, TMP, Entry
+from nnlite_tui.core.convert.cache_files import META, TMP, Entry, is_artifact_name
 
 HEX = set(string.hexdigits.lower())
 
@@ -27,7 +27,7 @@ def _dir_entry(path: Path) -> Entry:
         size += st.st_size
         if f.name == META:
             last_used = st.st_mtime
-        elif f.name == TFLITE:
+        elif is_artifact_name(f.name):
             ok, shared = True, st.st_nlink > 1
     if not last_used:  # no meta.json: a damaged entry, aged by the directory itself
         last_used = path.stat().st_mtime
@@ -51,7 +51,7 @@ def scan_entries(root: Path) -> list[Entry]:
             try:
                 if item.is_dir(follow_symlinks=False):
                     out.append(_dir_entry(Path(item.path)))
-                else:  # the older flat layout: <key>.json, <key>.tflite, <key>.json.tmp
+                else:  # the older flat layout: <key>.json, <key>.<suffix> (the artifact), <key>.json.tmp
                     key = item.name.split(".", 1)[0]
                     legacy.setdefault(key, []).append((item.name, item.stat(follow_symlinks=False)))
             except FileNotFoundError:
@@ -59,7 +59,7 @@ def scan_entries(root: Path) -> list[Entry]:
         for key, files in legacy.items():
             stats = [st for _, st in files]
             out.append(Entry(key, Path(shard.path) / files[0][0], sum(s.st_size for s in stats),
-                             max(s.st_mtime for s in stats), any(n.endswith(".tflite") for n, _ in files),
+                             max(s.st_mtime for s in stats), any(not n.endswith((".json", ".tmp")) for n, _ in files),
                              any(s.st_nlink > 1 for s in stats), legacy=True))
     return out
 
@@ -130,9 +130,9 @@ class CacheUsage:
     root: Path
     entries: int
     total_bytes: int
-    failed: int  # deterministic failures (no .tflite)
+    failed: int  # deterministic failures (no artifact)
     legacy: int  # entries of the older flat layout
-    shared_bytes: int  # .tflite bytes also linked from run directories
+    shared_bytes: int  # artifact bytes also linked from run directories
     oldest: Entry | None
     newest: Entry | None
     in_progress: int

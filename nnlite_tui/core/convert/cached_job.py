@@ -53,20 +53,22 @@ def only_one(cache_root: Path, key: str, log_path: Path | None = None) -> Iterat
 
 
 def through_cache(cache: ConversionCache, key: str, dest: Path, run: Callable[[Path], dict[str, Any]], *,
-                  use_cache: bool = True, log_path: Path | None = None, what: str = "result") -> dict[str, Any]:
+                  suffix: str, use_cache: bool = True, log_path: Path | None = None,
+                  what: str = "result") -> dict[str, Any]:
     """The cached result under `key` (its artifact linked to dest), or `run`'s result stored under it.
 
-    `run` writes the artifact to the staged path it is given and returns the worker's result dict;
+    `run` writes the artifact to the staged path it is given (ending in `suffix`, the artifact's
+    runtime's) and returns the worker's result dict;
     a success or a deterministic failure is stored, a transient one is not. Returns the result with
     `cached` and `key` set."""
     if not use_cache:
-        return _through_cache(cache, key, dest, run, use_cache=False, log_path=log_path, what=what)
+        return _through_cache(cache, key, dest, run, suffix=suffix, use_cache=False, log_path=log_path, what=what)
     with only_one(cache.root, key, log_path):
-        return _through_cache(cache, key, dest, run, use_cache=True, log_path=log_path, what=what)
+        return _through_cache(cache, key, dest, run, suffix=suffix, use_cache=True, log_path=log_path, what=what)
 
 
 def _through_cache(cache: ConversionCache, key: str, dest: Path, run: Callable[[Path], dict[str, Any]], *,
-                   use_cache: bool, log_path: Path | None, what: str) -> dict[str, Any]:
+                   suffix: str, use_cache: bool, log_path: Path | None, what: str) -> dict[str, Any]:
     clock = PhaseClock(time.thread_time)  # this thread's CPU: other threads run other jobs
     if use_cache:
         with clock.phase("cache_fetch"):
@@ -79,7 +81,7 @@ def _through_cache(cache: ConversionCache, key: str, dest: Path, run: Callable[[
             return {**hit, "cached": True, "key": key, "cached_phases": hit.get("phases"),
                     "phases": clock.to_dict()}
     try:
-        staging = cache.staging(key)
+        staging = cache.staging(key, suffix)
     except CacheWriteError as exc:
         return {**disk_full_failure(cache.root, str(exc)), "cached": False, "key": key}
     try:

@@ -138,8 +138,8 @@ class Converter:
                 self._end_job()
                 self._idle.put(worker)
 
-        return through_cache(self.cache, key, dest, run, use_cache=self.options.use_cache, log_path=log_path,
-                             what=what)
+        return through_cache(self.cache, key, dest, run, suffix=get_runtime(job["runtime"]).suffix,
+                             use_cache=self.options.use_cache, log_path=log_path, what=what)
 
     def convert_many(self, specs: list[ModelSpec], out_dir: Path, log_dir: Path | None = None,
                      on_result: Callable[[ModelSpec, dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:

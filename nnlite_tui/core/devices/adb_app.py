@@ -27,6 +27,7 @@ from nnlite_tui.core.devices.adb_report import (COMPONENT, MODELS_DIR, PACKAGE, 
                                                Timeouts, cleanup, parse_report, wait_report)
 from nnlite_tui.core.devices.apk import ApkError, ApkInfo, read_apk_info
 from nnlite_tui.core.devices.base import DeviceError
+from nnlite_tui.core.runtimes import APP_RUNTIMES, DEFAULT_RUNTIME, get_runtime
 
 __all__ = ["COMPONENT", "MODELS_DIR", "PACKAGE", "REPORTS_DIR", "Timeouts", "ensure_app", "remove_leftovers",
            "run_benchmark"]
@@ -120,7 +121,8 @@ def remove_leftovers(link: Link, timeout: float) -> list[str]:
     """Models and reports a previous host process left behind (it died mid-benchmark): over days
     of runs they would fill the device. Only our own directories and file names; what was removed."""
     gone = []
-    for folder, suffixes in ((MODELS_DIR, (".tflite", ".pte", ".apk")), (REPORTS_DIR, (".json", ".json.tmp"))):
+    artifacts = tuple(get_runtime(name).suffix for name in APP_RUNTIMES)
+    for folder, suffixes in ((MODELS_DIR, (*artifacts, ".apk")), (REPORTS_DIR, (".json", ".json.tmp"))):
         listing = link.shell(f"ls {folder} 2>/dev/null; true", timeout=timeout).split()
         gone += [f"{folder}/{name}" for name in listing if name.endswith(suffixes)]
     if gone:
@@ -149,7 +151,7 @@ def run_benchmark(link: Link, artifact: Artifact, settings: BenchSettings, run_i
     if artifact.input_ranges:  # token ids the app must keep inside their tables (PROTOCOL.md section 4)
         extras = {**extras, **adb_extras.range_extras(artifact.input_ranges, protocol, link.serial)}
     result = _run_once(link, artifact.path, settings, run_id, timeouts, cancel, protocol, extras)
-    why_no_ops = adb_extras.NO_APP_PROFILER_BY_RUNTIME.get(artifact.runtime, adb_extras.NO_APP_PROFILER)
+    why_no_ops = adb_extras.no_app_profile(artifact.runtime)
     if protocol >= 2 and adb_extras.refuses_v2_extras(result):
         # An older app: remember it, and run again with the extras it knows.
         adb_runtimes.set_protocol(link.serial, 1)
@@ -183,7 +185,8 @@ def _run_once(link: Link, local_path: str, settings: BenchSettings, run_id: str,
               cancel: threading.Event | None, protocol: int, runtime_extras: dict[str, str] | None = None) -> dict[str, Any]:
     digest = _sha256(local_path)
     launch_id = f"{run_id}-{os.urandom(5).hex()}"
-    model = f"{MODELS_DIR}/{digest[:32]}{Path(local_path).suffix or '.tflite'}"
+    # A path without a suffix is taken as the default runtime's (all an app before protocol 3 runs).
+    model = f"{MODELS_DIR}/{digest[:32]}{Path(local_path).suffix or get_runtime(DEFAULT_RUNTIME).suffix}"
     report = f"{REPORTS_DIR}/{launch_id}.json"
     t = timeouts.shell_s
     # One round trip for the folder, a stale report and the screen: each adb call costs tens of ms.

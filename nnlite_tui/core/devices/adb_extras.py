@@ -20,6 +20,7 @@ from typing import Any
 from nnlite_tui.core.bench.settings import BACKENDS, BenchSettings
 from nnlite_tui.core.devices import adb_energy
 from nnlite_tui.core.devices.base import DeviceError
+from nnlite_tui.core.runtimes.default import DEFAULT_RUNTIME
 
 PROTOCOL_VERSION = 3
 SUPPORTED_PROTOCOLS = (1, 2, 3)
@@ -29,18 +30,20 @@ FLOAT_MAX = 3.4028234663852886e38  # --ef is a Java float
 MAX_THREADS = 1024
 V2_EXTRAS = ("warmup_seconds", "require_full_delegation")
 PROFILE_EXTRAS = ("profile_ops", "profile_runs")
-NO_APP_PROFILER = ("the benchmark app gives no per-op profile: LiteRT's Android Interpreter API has no per-op "
-                   "profiler (android-app/PROTOCOL.md, section 9e)")
-# Why an app's report has no ops block, by the unit's runtime (PROTOCOL.md section 9e).
-NO_APP_PROFILER_BY_RUNTIME = {
-    "executorch": "the published ExecuTorch Android library is built without its event tracer, so Module.etdump() "
-                  "records no per-op events (android-app/PROTOCOL.md, section 9e)",
-}
+
 # What a protocol-1 report lacks (the measured blocks protocol 2 added).
 V2_FIELDS = ("warmup_seconds", "require_full_delegation", "timing", "native_stats", "native_samples_ns",
              "warmup_runs", "warmup_mean_ns", "delegation", "memory", "conditions")
 # What a protocol-2 report lacks (what protocol 3 added beside energy, which is asked for).
 V3_FIELDS = ("runtime", "runtime_version", "capabilities")
+
+
+def no_app_profile(runtime: str = DEFAULT_RUNTIME) -> str:
+    """Why an app's report of a unit of `runtime` has no ops block (its engine's reason, PROTOCOL.md section 9e)."""
+    from nnlite_tui.core.runtimes import app_engine
+
+    return (f"the benchmark app gives no per-op profile: {app_engine(runtime).no_ops_reason} "
+            "(android-app/PROTOCOL.md, section 9e)")
 
 
 def settings_errors(s: BenchSettings) -> list[str]:
@@ -162,7 +165,7 @@ def profile_modes(s: BenchSettings) -> list[str]:
     return [] if not s.profile_ops else ["xnnpack", "builtin"] if s.profile_ops == "both" else [s.profile_ops]
 
 
-def check_ops(result: dict[str, Any], s: BenchSettings, serial: str, why_none: str = NO_APP_PROFILER) -> dict[str, Any]:
+def check_ops(result: dict[str, Any], s: BenchSettings, serial: str, why_none: str | None = None) -> dict[str, Any]:
     """The report's per-op profile, checked and stored as the host device stores its own: `ops` (and
     `ops_builtin` for "both") in the kernel mode asked for, through the ops block checks
     (core/ops/block_check.py); a valid report without one gets a block whose `error` says why, so a
@@ -182,6 +185,6 @@ def check_ops(result: dict[str, Any], s: BenchSettings, serial: str, why_none: s
         result[key] = read_block(result[key])
     if modes and result.get("valid"):
         for key, mode in zip(("ops", "ops_builtin"), modes):
-            result.setdefault(key, {"schema_version": SCHEMA_VERSION, "kernel_mode": mode, "error": why_none,
+            result.setdefault(key, {"schema_version": SCHEMA_VERSION, "kernel_mode": mode, "error": why_none or no_app_profile(),
                                     "ops": []})
     return result

@@ -19,6 +19,8 @@ import os
 import sys
 import time
 
+from nnlite_tui.core.runtimes.default import DEFAULT_RUNTIME
+
 READY = "nnlite-host-bench-ready"
 
 
@@ -43,7 +45,7 @@ def run_one(args_path: str) -> int:
     from nnlite_tui.core.bench.protocol import benchmark_result
     from nnlite_tui.core.bench.settings import BenchSettings
     from nnlite_tui.core.progress import phase_line
-    from nnlite_tui.core.runtimes import DEFAULT_RUNTIME, get_runtime
+    from nnlite_tui.core.runtimes import get_runtime
 
     def progress(phase: str, **figures: float) -> None:  # to the parent, which forwards it to the console
         print(phase_line(phase, time.perf_counter() - began, **figures), flush=True)
@@ -107,7 +109,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="host_bench")
     parser.add_argument("--serve", action="store_true", required=True)
     parser.add_argument("--cpus")
-    parser.add_argument("--runtimes", default="litert")
+    parser.add_argument("--runtimes", default=DEFAULT_RUNTIME)
     args = parser.parse_args(argv)
     return serve(args.cpus, tuple(args.runtimes.split(",")))
 

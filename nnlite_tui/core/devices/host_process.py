@@ -27,6 +27,7 @@ from nnlite_tui.core.devices import host_sandbox
 from nnlite_tui.core.devices.base import DeviceError
 from nnlite_tui.core.devices.host_bench import READY
 from nnlite_tui.core.progress import MARK
+from nnlite_tui.core.runtimes.default import DEFAULT_RUNTIME
 
 LOG_LINES = 200
 WAIT_STEP_S = 0.05  # how often a wait looks at its cancel event
@@ -43,7 +44,7 @@ def wait_for_quiet_starts(deadline: float) -> None:
 
 
 class BenchProcess:
-    def __init__(self, cpus: list[int] | None, env: dict[str, str], runtimes: tuple[str, ...] = ("litert",),
+    def __init__(self, cpus: list[int] | None, env: dict[str, str], runtimes: tuple[str, ...] = (DEFAULT_RUNTIME,),
                  read_only: tuple[str, ...] = ()):
         self.cpus = list(cpus) if cpus else None
         self.env = env
@@ -104,7 +105,7 @@ class BenchProcess:
             _starting.discard(self)
             _starting_changed.notify_all()
 
-    def fits(self, cpus: list[int] | None, env: dict[str, str], runtimes: tuple[str, ...] = ("litert",)) -> bool:
+    def fits(self, cpus: list[int] | None, env: dict[str, str], runtimes: tuple[str, ...] = (DEFAULT_RUNTIME,)) -> bool:
         """Started with these cores, this environment (huge pages are set before a process starts) and
         these runtimes imported."""
         return (self.cpus == (list(cpus) if cpus else None) and self.env == env and self.runtimes == tuple(runtimes)

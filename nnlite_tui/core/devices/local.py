@@ -19,6 +19,7 @@ from nnlite_tui.core.devices.base import DeviceError
 from nnlite_tui.core.devices.host_process import BenchProcess, wait_for_quiet_starts
 from nnlite_tui.core.events import DeviceState, Reporter
 from nnlite_tui.core.outcomes import Artifact
+from nnlite_tui.core.runtimes.default import DEFAULT_RUNTIME
 
 
 # 2 MB pages for the benchmark process's heap, where LiteRT/XNNPACK keep packed weights and
@@ -110,12 +111,12 @@ class LocalDevice:
     kind = "host"
 
     def __init__(self, serial: str = "host", cpus: list[int] | None = None, timeout_s: float = 600.0,
-                 huge_pages: bool = True, prestart: bool | None = None, runtimes: tuple[str, ...] = ("litert",),
+                 huge_pages: bool = True, prestart: bool | None = None, runtimes: tuple[str, ...] = (DEFAULT_RUNTIME,),
                  powercap_root: str | None = None):
         self.serial = serial
         self.powercap_root = powercap_root  # where RAPL's counters are (host_energy.py); tests give their own
         self.runtimes = runtimes  # the run's runtimes
-        self._next_runtime = runtimes[0] if runtimes else "litert"  # what a process started ahead imports
+        self._next_runtime = runtimes[0] if runtimes else DEFAULT_RUNTIME  # what a process started ahead imports
         self.cpus = cpus
         self.huge_pages = huge_pages
         self.timeout_s = timeout_s

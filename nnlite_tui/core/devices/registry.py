@@ -13,6 +13,7 @@ import time
 
 from nnlite_tui.core.devices.base import Device, DeviceError, DeviceSpecError
 from nnlite_tui.core.devices.local import LocalDevice
+from nnlite_tui.core.runtimes.default import DEFAULT_RUNTIME
 
 __all__ = ["DeviceSpecError", "resolve_devices"]
 
@@ -25,7 +26,7 @@ ANY_DEVICE_WAIT_S = float(os.environ.get("NNLITE_ANY_DEVICE_WAIT_S", "10"))
 def resolve_devices(names: list[str], cfg) -> list[Device]:
     devices: list[Device] = []
     seen = set()
-    runtimes = tuple(getattr(cfg, "runtimes", None) or ("litert",))
+    runtimes = tuple(getattr(cfg, "runtimes", None) or (DEFAULT_RUNTIME,))
     for name in names or ["host"]:
         found = [LocalDevice(runtimes=runtimes)] if name == "host" else _resolve_adb(name, cfg.apk, runtimes)
         for device in found:
@@ -37,7 +38,7 @@ def resolve_devices(names: list[str], cfg) -> list[Device]:
     return devices
 
 
-def _resolve_adb(name: str, apk: str | None, runtimes: tuple[str, ...] = ("litert",)) -> list[Device]:
+def _resolve_adb(name: str, apk: str | None, runtimes: tuple[str, ...] = (DEFAULT_RUNTIME,)) -> list[Device]:
     from nnlite_tui.core.devices import adb_link
     from nnlite_tui.core.devices.adb import AdbDevice, attached
     from nnlite_tui.core.devices.adb_app import Timeouts

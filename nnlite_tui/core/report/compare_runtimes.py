@@ -16,6 +16,9 @@ from pathlib import Path
 from nnlite_tui.core.report.compare import (FASTER, ORDER, RESAMPLES, SEED, Comparison, compare_pair,
                                             inputs_changed)
 from nnlite_tui.core.report.rows import ResultRow, RunResults, load_run
+from nnlite_tui.core.runtimes import RUNTIMES
+
+DEFAULT_PAIR = (RUNTIMES[0], RUNTIMES[1])  # the default runtime against the next one registered
 
 
 def _side(run: RunResults, runtime: str) -> RunResults:
@@ -31,7 +34,7 @@ def _key(row: ResultRow) -> tuple[str, str, str]:
     return (row.base_model, row.device, row.precision)
 
 
-def compare_runtimes(run_dir: str | Path, runtimes: tuple[str, str] = ("litert", "executorch"),
+def compare_runtimes(run_dir: str | Path, runtimes: tuple[str, str] = DEFAULT_PAIR,
                      threshold: float = 0.10, resamples: int = RESAMPLES, seed: int = SEED) -> Comparison:
     """ValueError when the run has no unit of one of the runtimes."""
     first, second = runtimes

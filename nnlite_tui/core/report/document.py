@@ -30,14 +30,18 @@ from nnlite_tui.core.safe_paths import inside
 from nnlite_tui.core.sources.units import model_of
 from nnlite_tui.core.spec import ModelSpec
 
+# summary.csv's column of a unit's median over the default runtime's (its name as in the first releases
+# with runtimes: ratio_to_litert)
+RATIO_KEY = f"ratio_to_{DEFAULT_RUNTIME}"
+
 # The report's schema, its version and LEMUR's keys are the typed model's (core/results/model.py).
 SUMMARY_COLUMNS = ("model", "status", "device", "backend", "params", "artifact_bytes", "median_ms", "p90_ms",
                    "mean_ms", "iterations", "throttled", "error_stage", "error", "precision", "speedup_vs_fp32",
                    "accuracy", "top1_agreement", "max_abs_err_rel", "mean_abs_err_rel", "cosine", "rounds",
                    "interval_low_ms", "interval_high_ms", "stability", "instability",
-                   # the unit's runtime, and its median against LiteRT's for the same model, precision,
-                   # device and backend (summary.add_runtime_ratios)
-                   "runtime", "runtime_version", "ratio_to_litert",
+                   # the unit's runtime, and its median against the default runtime's for the same model,
+                   # precision, device and backend (summary.add_runtime_ratios)
+                   "runtime", "runtime_version", RATIO_KEY,
                    # energy per inference and mean power where the run asked for it (report/energy.py)
                    *ENERGY_COLUMNS)
 
@@ -202,7 +206,7 @@ def summary_row(report: Report | Mapping[str, Any], status: str | None = None) -
         "error_stage": error.stage,
         "error": error.message,
         "precision": report.precision, "speedup_vs_fp32": None,
-        "runtime": report.runtime_name, "runtime_version": report.runtime_version, "ratio_to_litert": None,
+        "runtime": report.runtime_name, "runtime_version": report.runtime_version, RATIO_KEY: None,
         "accuracy": accuracy.verdict, "top1_agreement": _rounded(accuracy.top1_agreement),
         "max_abs_err_rel": _rounded(accuracy.max_abs_err_rel),
         "mean_abs_err_rel": _rounded(accuracy.mean_abs_err_rel), "cosine": _rounded(accuracy.cosine),

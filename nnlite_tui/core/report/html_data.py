@@ -18,6 +18,7 @@ from nnlite_tui.core.report.html_runtimes import runtime_data
 from nnlite_tui.core.report.html_source import HtmlRun, Unit
 from nnlite_tui.core.report.rows import DEFAULT_PRECISION, ResultRow
 from nnlite_tui.core.results.summary import lemur_family
+from nnlite_tui.core.runtimes import DEFAULT_RUNTIME
 
 TOP_OPS = 8
 MAX_PAIRS = 3
@@ -248,4 +249,5 @@ def data_block(run: HtmlRun) -> dict[str, Any]:
         "reference": {serial: [[p[0], ms(p[1])] for p in points] for serial, points in run.reference.items()},
         "flags": {code: list(text) for code, text in FLAGS.items()},
         "runtimes": runtime_data(run.rows, run.statuses, run.errors, s),
+        "default_runtime": DEFAULT_RUNTIME,  # a row of another runtime names it in its group
     }

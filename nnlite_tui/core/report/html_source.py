@@ -26,6 +26,7 @@ import orjson
 
 from nnlite_tui.core.report.rows import ResultRow, RunResults, _label_twins, row_from_report, store_statuses
 from nnlite_tui.core.results import RunResults as ReportFolder
+from nnlite_tui.core.runtimes import DEFAULT_RUNTIME, get_runtime
 
 HIST_BINS = 24
 TIMELINE_POINTS = 48
@@ -102,7 +103,8 @@ def _settings(report: dict[str, Any]) -> dict[str, Any]:
     items["isolation"] = (report.get("isolation") or {}).get("method")
     items["huge pages"] = (bench.get("huge_pages") or {}).get("glibc_tunables")
     items["nnlite"] = (report.get("tool") or {}).get("nnlite")
-    items["converter"] = (report.get("tool") or {}).get("litert-torch")
+    # The tool block holds the default runtime's package versions (run/setup.py).
+    items["converter"] = (report.get("tool") or {}).get(get_runtime(DEFAULT_RUNTIME).converter)
     return {k: v for k, v in items.items() if v is not None}
 
 

@@ -1,7 +1,7 @@
 """Where `compare --remeasure` finds the two runs' artifacts: the run directory, else the conversion cache.
 
 A run keeps its artifacts only with --keep-artifacts (else only its failures'); the conversion cache
-keeps every LiteRT conversion by its key (report: conversion.key) until its size cap evicts it. An
+keeps every conversion, of every runtime, by its key (report: conversion.key) until its size cap evicts it. An
 artifact found is checked against the report's conversion.artifact_sha256, so that the bytes timed
 again are the bytes the run timed; what cannot be found is named with where it was looked for.
 """
@@ -15,8 +15,7 @@ from typing import Any
 
 from nnlite_tui.core.report.rows import ResultRow, RunResults
 from nnlite_tui.core.run_dir import LEGACY_ARTIFACTS_DIR, artifact_path, safe_name
-
-SUFFIX = {"executorch": ".pte"}  # every other runtime's artifact is a .tflite
+from nnlite_tui.core.runtimes import get_runtime, runtime_names
 
 
 @dataclass(frozen=True)
@@ -53,11 +52,15 @@ def sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def find_artifact(run: RunResults, row: ResultRow, report: dict[str, Any], cache_root: Path, dest: Path) -> Found:
+def find_artifact(run: RunResults, row: ResultRow, report: dict[str, Any], cache_root: Path, fetched: Path) -> Found:
+    """The unit's artifact in its run directory, else fetched from the cache to `fetched` + its runtime's suffix."""
     from nnlite_tui.core.convert.cache import ConversionCache
 
     unit = str(report.get("model_name") or row.model)
-    suffix = SUFFIX.get(row.runtime, ".tflite")
+    if row.runtime not in runtime_names():
+        return Found(None, f"its runtime {row.runtime!r} is not installed here")
+    suffix = get_runtime(row.runtime).suffix
+    dest = fetched.with_name(fetched.name + suffix)
     conversion = report.get("conversion") or {}
     want = conversion.get("artifact_sha256")
     for candidate in (artifact_path(run.run_dir, unit, suffix),
@@ -66,9 +69,8 @@ def find_artifact(run: RunResults, row: ResultRow, report: dict[str, Any], cache
             return Found(candidate, "run directory")
     key = conversion.get("key")
     looked = f"not in {Path(run.run_dir) / 'artifacts'} (kept there only with --keep-artifacts)"
-    if not key or suffix != ".tflite":
-        return Found(None, looked + ("; no conversion key in its report" if not key else
-                                     "; the conversion cache holds LiteRT artifacts only"))
+    if not key:
+        return Found(None, looked + "; no conversion key in its report")
     if dest.is_file() and (not want or sha256(dest) == want):
         return Found(dest, "conversion cache")  # fetched by an earlier, interrupted re-measurement
     result = ConversionCache(cache_root).fetch(key, dest)
@@ -88,7 +90,7 @@ def find_units(before: RunResults, after: RunResults, cache_root: Path, fetched:
         (rb, repb), (ra, repa) = rows_b[key], rows_a[key]
         name = str(repb.get("model_name") or rb.model)
         units.append(Unit(key, name, rb.runtime,
-                          find_artifact(before, rb, repb, cache_root, fetched / f"before-{safe_name('|'.join(key))}.tflite"),
-                          find_artifact(after, ra, repa, cache_root, fetched / f"after-{safe_name('|'.join(key))}.tflite"),
+                          find_artifact(before, rb, repb, cache_root, fetched / f"before-{safe_name('|'.join(key))}"),
+                          find_artifact(after, ra, repa, cache_root, fetched / f"after-{safe_name('|'.join(key))}"),
                           dict((repb.get("benchmark") or {}).get("settings") or {})))
     return units

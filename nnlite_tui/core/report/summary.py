@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nnlite_tui.core.report.document import summary_row, to_csv
+from nnlite_tui.core.report.document import RATIO_KEY, summary_row, to_csv
 from nnlite_tui.core.results import Report, RunResults
 from nnlite_tui.core.runtimes import DEFAULT_RUNTIME
 from nnlite_tui.core.store.files import load_snapshot
@@ -57,18 +57,18 @@ def add_speedups(rows: list[dict], reports: list[Report]) -> None:
 
 
 def add_runtime_ratios(rows: list[dict], reports: list[Report]) -> None:
-    """ratio_to_litert = this unit's median / the LiteRT unit's, for the same model, precision and
-    device, when both are in the run (above 1: slower than LiteRT; 1.0 on the LiteRT row itself). The
-    backend is what each runtime used, so it is not part of the match."""
+    """RATIO_KEY (ratio_to_litert) = this unit's median / the default runtime's unit's, for the same model,
+    precision and device, when both are in the run (above 1: slower than the default runtime; 1.0 on its
+    own row). The backend is what each runtime used, so it is not part of the match."""
     def key(row: dict, report: Report) -> tuple:
         return (_model(row, report), row.get("precision"), row.get("device"))
 
-    litert = {key(row, report): row.get("median_ms") for row, report in zip(rows, reports)
-              if row.get("runtime") == DEFAULT_RUNTIME and row.get("median_ms")}
+    default = {key(row, report): row.get("median_ms") for row, report in zip(rows, reports)
+               if row.get("runtime") == DEFAULT_RUNTIME and row.get("median_ms")}
     for row, report in zip(rows, reports):
-        base = litert.get(key(row, report))
+        base = default.get(key(row, report))
         if base and row.get("median_ms"):
-            row["ratio_to_litert"] = round(row["median_ms"] / base, 4)
+            row[RATIO_KEY] = round(row["median_ms"] / base, 4)
 
 
 def write_summary(run_dir: Path) -> Path:

@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
+from nnlite_tui.core.runtimes import AppRuntime
+
 NonNegInt = Annotated[int, Field(ge=0)]
 NonNegNum = Annotated[float, Field(ge=0)]
 Name = Annotated[str, Field(min_length=1)]
@@ -111,7 +113,7 @@ class Capabilities(Closed):
     """protocol 3, in every report (args and internal failures too): what this app build can do, so the host
     refuses a unit the installed app cannot run"""
 
-    runtimes: dict[Literal["litert", "executorch"], Name] = Field(
+    runtimes: dict[AppRuntime, Name] = Field(
         min_length=1, description="runtime name -> version of its library in this build")
     extras: list[Name] = Field(description="every intent extra this app accepts, sorted", json_schema_extra=UNIQUE)
 

@@ -10,13 +10,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
+from nnlite_tui.core.runtimes import APP_RUNTIMES, app_engine
+
 from nnlite_tui.core.results.app_blocks import (
     Absent, Capabilities, Closed, ConditionsSnapshot, EnergyBlock, MemorySnapshot, Name, NonNegInt, OpsBlock, Stats,
 )
 
 PROTOCOL_VERSION = 3
 BACKENDS = ("cpu", "xnnpack", "gpu", "nnapi")
-APP_RUNTIMES = ("litert", "executorch")  # the runtimes an app build can hold (Capabilities.runtimes)
 ERROR_STAGES = ("args", "load", "allocate", "invoke", "internal")
 Backend = Literal["cpu", "xnnpack", "gpu", "nnapi"]
 ErrorStage = Literal["args", "load", "allocate", "invoke", "internal"]
@@ -54,17 +55,9 @@ RULES: dict[str, Any] = {
          "then": {"required": list(PROTOCOL_2)}},
         {"if": {"properties": {"protocol_version": {"const": 3}}},
          "then": {"required": list(PROTOCOL_3)}, "else": none_of(PROTOCOL_3 + ("energy",))},
-        {"description": "ExecuTorch (protocol 3): the program's delegates are fixed at export, so only xnnpack can be "
-                        "asked for; a program without the XNNPACK delegate reports cpu; the wall clock is Module.forward"
-                        " on the device (Method.execute for ExecuTorch's Python runtime in the simulator) and there is "
-                        "no native clock",
-         "if": {"properties": {"runtime": {"const": "executorch"}, "valid": {"const": True}}, "required": ["runtime"]},
-         "then": {"properties": {
-             "backend_requested": {"const": "xnnpack"}, "backend_used": {"enum": ["xnnpack", "cpu"]},
-             "timing": {"properties": {"wall_clock": {"enum": ["Module.forward", "Method.execute"]},
-                                       "native_clock": {"const": None}}},
-             "native_stats": {"const": None}, "native_samples_ns": {"const": None},
-             "delegation": {"properties": {"source": {"const": "method metadata"}}, "required": ["backends"]}}}},
+        *[{"description": engine.report_rule_why,
+           "if": {"properties": {"runtime": {"const": name}, "valid": {"const": True}}, "required": ["runtime"]},
+           "then": engine.report_rule} for name in APP_RUNTIMES if (engine := app_engine(name)).report_rule],
     ],
 }
 

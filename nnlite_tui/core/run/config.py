@@ -10,6 +10,7 @@ from nnlite_tui.core.run.artifacts import DEFAULT_KEEP
 from nnlite_tui.core.bench.rounds import DEFAULT_MAX_ROUNDS, DEFAULT_ROUNDS
 from nnlite_tui.core.bench.settings import BenchSettings
 from nnlite_tui.core.convert.options import ConvertOptions
+from nnlite_tui.core.runtimes.default import DEFAULT_RUNTIME
 
 
 DEFAULT_BENCH = asdict(BenchSettings())
@@ -49,7 +50,7 @@ class RunConfig:
     min_free_bytes: int | None = None  # conversions wait below this much free disk (None: core.disk's default)
     # Not result settings: a resumed run may ask for more precisions or runtimes; each is its own unit.
     precisions: tuple[str, ...] = ("fp32",)
-    runtimes: tuple[str, ...] = ("litert",)
+    runtimes: tuple[str, ...] = (DEFAULT_RUNTIME,)
     # Each unit is timed in `rounds` fresh processes (bench/rounds.py); an unstable one gets more, up to
     # `max_rounds`. The unit's timed budget (bench settings) is split across its rounds.
     rounds: int = DEFAULT_ROUNDS

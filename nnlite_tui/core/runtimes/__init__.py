@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import importlib
 from functools import cache
+from typing import Literal, get_args
 
 from nnlite_tui.core.choices import parse_choices
-from nnlite_tui.core.runtimes.base import Runtime, RuntimeUnavailable
+from nnlite_tui.core.runtimes.base import AppEngine, Runtime, RuntimeUnavailable
 
 from nnlite_tui.core.runtimes.default import DEFAULT_RUNTIME
 
@@ -26,8 +27,19 @@ REGISTRY: dict[str, str] = {
     "executorch": "nnlite_tui.core.runtimes.executorch:EXECUTORCH",
 }
 RUNTIMES = tuple(REGISTRY)
+# The benchmark app's Runtime enum (android-app/PROTOCOL.md section 3a), in its order: the names its
+# `runtime` extra, its reports and its capabilities use. The app's protocol fixes them, not this
+# registry (a runtime registered above but not listed here runs on the host only), so they are written
+# out here, the one place outside the runtimes' packages that names them; each names a registered runtime
+# whose `app` says how the app runs it (tests/test_runtime_names.py).
+AppRuntime = Literal["litert", "executorch"]
+APP_RUNTIMES: tuple[str, ...] = get_args(AppRuntime)
+# The runtime of the drift references (bench/reference.py): every device runs it (the host, and the app
+# of every protocol version), so every device times the same bytes; its package writes the memory
+# reference (dense_chain), and the compute reference ships as its artifact (core/bench/reference<suffix>).
+REFERENCE_RUNTIME = DEFAULT_RUNTIME
 
-__all__ = ["DEFAULT_RUNTIME", "REGISTRY", "RUNTIMES", "Runtime", "RuntimeUnavailable", "check_available",
+__all__ = ["APP_RUNTIMES", "DEFAULT_RUNTIME", "REFERENCE_RUNTIME", "REGISTRY", "RUNTIMES", "AppEngine", "AppRuntime", "Runtime", "RuntimeUnavailable", "check_available",
            "get_runtime", "label_of", "parse_runtimes", "runtime_names"]
 
 
@@ -44,6 +56,14 @@ def get_runtime(name: str) -> Runtime:
     module, _, attr = where.partition(":")
     runtime: Runtime = getattr(importlib.import_module(module), attr)
     return runtime
+
+
+def app_engine(name: str) -> AppEngine:
+    """How the benchmark app runs `name`, one of APP_RUNTIMES."""
+    engine = get_runtime(name).app
+    if engine is None:
+        raise ValueError(f"runtime {name!r} is in the app's protocol but declares no app engine")
+    return engine
 
 
 def label_of(name: str) -> str:

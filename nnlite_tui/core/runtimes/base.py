@@ -14,6 +14,7 @@ runtime's interpreter only). Implementations import their heavy modules inside t
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -30,13 +31,34 @@ class RuntimeUnavailable(RuntimeError):
     """The runtime's packages are not installed here; the message says what to install."""
 
 
+@dataclass(frozen=True)
+class AppEngine:
+    """How the benchmark app (android-app/PROTOCOL.md) runs a runtime's artifacts: the host's checks of
+    its reports and the simulated device (simdevice/) follow it."""
+
+    backends: tuple[str, ...]  # the backends the app's engine takes (section 3a)
+    # The artifact's delegates are fixed at export: the backend used is the artifact's, and the app names
+    # the delegates without counting their nodes (require_full_delegation fails at load).
+    fixed_delegates: bool
+    no_ops_reason: str  # why the app's report has no per-op block (section 9e)
+    may_profile_ops: bool  # an app build may profile its ops (the simulated app does, on the host)
+    # Why the host must send input_shapes/input_dtypes (the engine cannot read them); None: it reads them.
+    inputs_sent_why: str | None = None
+    # What a valid app report of this runtime holds beyond the common schema (results/app_report.py):
+    # a JSON Schema `then`, and its `description`; {} when nothing.
+    report_rule: dict[str, Any] = field(default_factory=dict)
+    report_rule_why: str = ""
+
+
 class Runtime(Protocol):
     name: str  # as written in unit names, reports, state and the app's `runtime` extra
     label: str  # as shown to people ("LiteRT")
-    suffix: str  # the artifact's file suffix (".tflite")
+    suffix: str  # the artifact's file suffix (".tflite"): in run directories and the conversion cache
+    app: AppEngine | None  # how the benchmark app runs it; None: the app cannot (host only)
     precisions: tuple[str, ...]  # the precisions it can derive, fp32 first
     format_version: int  # bump when the worker's output for the same inputs changes (cache key)
     library: str  # the distribution that runs its artifacts: its version is a report's runtime_version
+    converter: str  # the distribution that makes its artifacts from PyTorch (shown as the converter's version)
 
     # ----- orchestrator -----
     def versions(self) -> dict[str, str]:
@@ -44,6 +66,10 @@ class Runtime(Protocol):
 
     def unavailable(self) -> str | None:
         """Why this runtime cannot run here (a package missing), or None."""
+
+    def refuses(self, backend: str, require_full_delegation: bool, on_device: bool) -> str | None:
+        """Why a run with these benchmark settings cannot run this runtime's units (said before the run
+        starts, not unit by unit; `on_device`: a device other than the host is in the run), or None."""
 
     def derivation(self, precision: str) -> list[Any]:
         """What determines a derived precision's artifact beyond its fp32 one (recipe, route,

@@ -29,6 +29,7 @@ from typing import Any
 from nnlite_tui.core.sources import lemur
 from nnlite_tui.core.sources.units import expand, parse_precisions
 from nnlite_tui.core.spec import ModelSpec, sha256_file
+from nnlite_tui.core.runtimes.default import DEFAULT_RUNTIME
 
 DEFAULT_IN_SHAPE = (1, 3, 32, 32)
 DEFAULT_NUM_CLASSES = 10
@@ -57,7 +58,7 @@ def discover(
     dataset: str | None = None,
     warn: Warn | None = None,
     precisions: Sequence[str] = ("fp32",),
-    runtimes: Sequence[str] = ("litert",),
+    runtimes: Sequence[str] = (DEFAULT_RUNTIME,),
 ) -> list[ModelSpec]:
     """Specs for every model in `sources`, in source order then file name order.
 
@@ -86,7 +87,7 @@ def discover(
         and not any(fnmatch.fnmatchcase(s.name, g) for g in exclude)
     ]
     specs = specs if limit is None else specs[:limit]
-    if tuple(precisions) == ("fp32",) and tuple(runtimes) == ("litert",):
+    if tuple(precisions) == ("fp32",) and tuple(runtimes) == (DEFAULT_RUNTIME,):
         return specs
     return expand(specs, _check_precisions(precisions), _check_runtimes(runtimes))
 

@@ -123,7 +123,7 @@ def export_reason(task: str, cause: str) -> str | None:
         return "txt-generation: forward(tokens) takes a data-dependent path (a sampling or decoding loop)"
     if task in TEXT_TO_IMAGE:
         return ("text-to-image: forward does not take token ids / noise tensors (text prompts as strings or a "
-                "tokenizer inside the model), which a .tflite graph cannot take")
+                "tokenizer inside the model), which an exported graph cannot take")
     if task == "img-classification" and cause == "data-dependent":
         return ("img-classification: the output depends on the data through control flow "
                 "(e.g. mixture-of-experts routing that picks experts by value)")

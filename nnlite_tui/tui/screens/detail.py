@@ -17,6 +17,7 @@ from textual.widgets import Footer, Sparkline, Static
 from nnlite_tui.core.names import short_name
 from nnlite_tui.core.report.energy import EnergyFigure, energy_of
 from nnlite_tui.core.results import Report, open_results, parse_report
+from nnlite_tui.core.runtimes import DEFAULT_RUNTIME, label_of
 from nnlite_tui.tui.failure import cause_line, split_error
 from nnlite_tui.core.text_safety import printable
 from nnlite_tui.tui.formatting import byte_size, fields, line, milliseconds, seconds, tiny, yes_no
@@ -191,7 +192,7 @@ class ModelDetailScreen(Screen):
             if len({(row.runtime, row.precision) for row in precisions}) > 1:
                 runtimes = len({row.runtime for row in precisions}) > 1
                 what = "runtimes and precisions" if runtimes else "precisions"
-                versus = "median against LiteRT's on the same device, " if runtimes else ""
+                versus = f"median against {label_of(DEFAULT_RUNTIME)}'s on the same device, " if runtimes else ""
                 yield Static(f"{what} of {base_of(self.model)}: {versus}speed-up against fp32 on the same device, "
                              "accuracy against PyTorch fp32", classes="detail-label")
                 yield PrecisionTable(precisions, id="precisions", classes="detail-block")

@@ -17,7 +17,7 @@ from textual.content import Content
 from textual.widgets import DataTable
 
 from nnlite_tui.core.results import Report, open_results
-from nnlite_tui.core.runtimes import DEFAULT_RUNTIME, RUNTIMES
+from nnlite_tui.core.runtimes import DEFAULT_RUNTIME, RUNTIMES, label_of
 from nnlite_tui.core.sources.units import PRECISIONS, parse_unit
 from nnlite_tui.tui.formatting import byte_size, milliseconds
 
@@ -25,8 +25,8 @@ from nnlite_tui.tui.formatting import byte_size, milliseconds
 ORDER = tuple(PRECISIONS)
 RUNTIME_ORDER = tuple(RUNTIMES)
 PRECISION_COLUMNS = ("precision", "device", "size", "median", "speed-up", "top-1", "cosine", "max rel err", "accuracy")
-COLUMNS = ("runtime", "precision", "device", "convert", "size", "median", "vs LiteRT", "speed-up", "top-1", "cosine",
-           "max rel err", "accuracy")
+COLUMNS = ("runtime", "precision", "device", "convert", "size", "median", f"vs {label_of(DEFAULT_RUNTIME)}",
+           "speed-up", "top-1", "cosine", "max rel err", "accuracy")
 
 
 @dataclass(frozen=True)

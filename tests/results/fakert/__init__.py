@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nnlite_tui.core.runtimes.base import Runtime
+from nnlite_tui.core.runtimes.base import AppEngine, Runtime
 
 
 class FakeRt:
@@ -15,6 +15,8 @@ class FakeRt:
     precisions: tuple[str, ...] = ("fp32",)
     format_version = 1
     library = "fakert"
+    converter = "fakert"
+    app: AppEngine | None = None  # the benchmark app cannot run it: host only
     bench_imports: tuple[str, ...] = ()
 
     def versions(self) -> dict[str, str]:
@@ -22,6 +24,9 @@ class FakeRt:
 
     def unavailable(self) -> str | None:
         return "a test runtime: it converts and runs nothing"
+
+    def refuses(self, backend: str, require_full_delegation: bool, on_device: bool) -> str | None:
+        return None
 
     def derivation(self, precision: str) -> list[Any]:
         return []
@@ -39,6 +44,9 @@ class FakeRt:
         raise NotImplementedError
 
     def derive(self, job: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def graph_work(self, path: str) -> dict[str, Any]:
         raise NotImplementedError
 
     def host_backend(self, requested: str, path: str | None = None) -> tuple[str, str | None]:

@@ -21,7 +21,7 @@
   for (let i = 0; i < N; i++) {
     const r = {i: i};
     for (const k of keys) r[k] = decoded[k] ? decoded[k][i] : C[k][i];
-    r.group = r.device + ' · ' + (r.runtime && r.runtime !== 'litert' ? r.runtime + ' · ' : '') + r.precision;
+    r.group = r.device + ' · ' + (r.runtime && r.runtime !== D.default_runtime ? r.runtime + ' · ' : '') + r.precision;
     r.hay = [r.model, r.family, r.task, r.device, r.runtime, r.backend, r.precision, r.status, r.flags, r.stage,
              r.cause].join(' ').toLowerCase();
     rows[i] = r;

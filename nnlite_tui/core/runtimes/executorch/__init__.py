@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib.util
 from typing import TYPE_CHECKING, Any
 
-from nnlite_tui.core.runtimes.base import Runtime
+from nnlite_tui.core.runtimes.base import AppEngine, Runtime
 from nnlite_tui.core.versions import dist_version
 
 if TYPE_CHECKING:
@@ -30,6 +30,22 @@ if TYPE_CHECKING:
 # Bump when the worker's output for the same inputs changes (invalidates the cache).
 FORMAT_VERSION = 4  # 4: the program's MAC FLOPs for the compute check (work.py); 3: token ranges in input_signature, detection backbone+head cut, dense weights; 2: the exact rewrites (adaptive_max_pool2d, bilinear) every export uses
 INSTALL_HINT = "pip install 'nnlite-tui[executorch]' (make install includes it)"
+# The app's ExecuTorch engine (android-app/PROTOCOL.md sections 3a, 9c, 9e).
+APP_ENGINE = AppEngine(
+    backends=("xnnpack",), fixed_delegates=True,
+    no_ops_reason=("the published ExecuTorch Android library is built without its event tracer, so Module.etdump() "
+                   "records no per-op events"),
+    may_profile_ops=False, inputs_sent_why="its Java API cannot read a program's input shapes",
+    report_rule_why=("ExecuTorch (protocol 3): the program's delegates are fixed at export, so only xnnpack can be "
+                     "asked for; a program without the XNNPACK delegate reports cpu; the wall clock is Module.forward"
+                     " on the device (Method.execute for ExecuTorch's Python runtime in the simulator) and there is "
+                     "no native clock"),
+    report_rule={"properties": {
+        "backend_requested": {"const": "xnnpack"}, "backend_used": {"enum": ["xnnpack", "cpu"]},
+        "timing": {"properties": {"wall_clock": {"enum": ["Module.forward", "Method.execute"]},
+                                  "native_clock": {"const": None}}},
+        "native_stats": {"const": None}, "native_samples_ns": {"const": None},
+        "delegation": {"properties": {"source": {"const": "method metadata"}}, "required": ["backends"]}}})
 
 
 class ExecuTorch:
@@ -39,6 +55,8 @@ class ExecuTorch:
     precisions: tuple[str, ...] = ("fp32", "int8")
     format_version = FORMAT_VERSION
     library = "executorch"
+    converter = "executorch"
+    app: AppEngine | None = APP_ENGINE
     # The benchmark process needs only the C++ binding (0.01 s after torch), never executorch.exir (8 s).
     bench_imports: tuple[str, ...] = ("numpy", "torch", "executorch.extension.pybindings._C",
                      "nnlite_tui.core.runtimes.executorch.session")
@@ -57,6 +75,17 @@ class ExecuTorch:
         missing = [name for name in ("executorch", "torch") if self.versions()[name] == "absent"
                    or importlib.util.find_spec(name) is None]
         return f"ExecuTorch is not installed here (missing {', '.join(missing)}): {INSTALL_HINT}" if missing else None
+
+    def refuses(self, backend: str, require_full_delegation: bool, on_device: bool) -> str | None:
+        if backend != "xnnpack":
+            return (f"--backend {backend} with --runtime executorch: an ExecuTorch program's delegates are fixed at "
+                    "export (nnlite exports XNNPACK); use --backend xnnpack, or run the other backends with "
+                    "--runtime litert")
+        if require_full_delegation and on_device:
+            return ("--require-full-delegation with --runtime executorch on a device: the benchmark app's ExecuTorch "
+                    "API names a program's delegates but not how many nodes they took; run it on the host (which "
+                    "reads the program's plan) or with --runtime litert")
+        return None
 
     def derivation(self, precision: str) -> list[Any]:
         from nnlite_tui.core.convert.worker.calibration import ACCURACY_SAMPLES

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from nnlite_tui.core.runtimes.base import Runtime
+from nnlite_tui.core.runtimes.base import AppEngine, Runtime
 from nnlite_tui.core.versions import dist_version
 
 if TYPE_CHECKING:
@@ -39,6 +39,11 @@ class LiteRt:
     precisions: tuple[str, ...] = ("fp32", "fp16", "dynamic-int8", "int8")
     format_version = FORMAT_VERSION
     library = "ai-edge-litert"  # whose version is a report's runtime_version
+    converter = "litert-torch"
+    # The app's LiteRT engine (android-app/PROTOCOL.md sections 3a, 9e).
+    app: AppEngine | None = AppEngine(
+        backends=("cpu", "xnnpack", "gpu", "nnapi"), fixed_delegates=False,
+        no_ops_reason="LiteRT's Android Interpreter API has no per-op profiler", may_profile_ops=True)
     # The benchmark process imports these while conversions still run (devices/host_bench.py).
     bench_imports: tuple[str, ...] = ("numpy", "ai_edge_litert.interpreter", "nnlite_tui.core.runtimes.litert.interpreter")
 
@@ -55,6 +60,9 @@ class LiteRt:
     def unavailable(self) -> str | None:
         missing = [name for name, version in self.versions().items() if version == "absent"]
         return f"LiteRT needs {', '.join(missing)} (pip install nnlite-tui)" if missing else None
+
+    def refuses(self, backend: str, require_full_delegation: bool, on_device: bool) -> str | None:
+        return None  # every backend, on the host and in the app
 
     def derivation(self, precision: str) -> list[Any]:
         from nnlite_tui.core.convert.worker.calibration import ACCURACY_SAMPLES
