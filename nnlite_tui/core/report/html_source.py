@@ -6,15 +6,14 @@ carries 10,000 raw samples (twice: wall and native clock); 10,000 such reports a
 Holding them all, as the table views do, costs gigabytes of memory, so this reader keeps per unit
 only its row (without raw samples) and a sketch of the samples (histogram up to p99 and a run-order
 timeline of bucket medians), and folds devices, settings and reference-model figures as it goes.
-orjson parses (the raw samples are not put through the typed model: they are only sketched); two
-processes share the files of a large run.
+report_bytes.py lifts the raw samples out of each file's bytes before orjson parses the rest (they are
+not put through the typed model, only sketched); two processes share the files of a large run.
 
 `read_run` is the report's only entry to the run's files: switching to another reader is one place.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -22,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import orjson
 
+from nnlite_tui.core.report.report_bytes import read_report_bytes
 from nnlite_tui.core.report.rows import ResultRow, RunResults, _label_twins, row_from_report, store_statuses
 from nnlite_tui.core.results import RunResults as ReportFolder
 from nnlite_tui.core.runtimes import DEFAULT_RUNTIME, get_runtime
@@ -31,7 +30,6 @@ from nnlite_tui.core.runtimes import DEFAULT_RUNTIME, get_runtime
 HIST_BINS = 24
 TIMELINE_POINTS = 48
 PARALLEL_FROM = 200  # reports; below this a second process costs more than it saves
-_BIG_LISTS = ("samples_ns", "native_samples_ns")
 
 
 @dataclass
@@ -70,11 +68,11 @@ class HtmlRun:
         return [u.row for u in self.units]
 
 
-def sketch(samples: list[float], stats: dict[str, float]) -> Sketch | None:
-    if not samples or stats.get("p99_ns") is None:
+def sketch(samples: list[float] | np.ndarray, stats: dict[str, float]) -> Sketch | None:
+    arr = np.asarray(samples)  # integer ns as a rule: kept as integers, which partition faster
+    if arr.size == 0 or stats.get("p99_ns") is None:
         return None
-    arr = np.array(samples)  # integer ns as a rule: kept as integers, which convert and partition faster
-    lo, hi = float(stats.get("min_ns", arr.min())), float(stats["p99_ns"])
+    lo, hi = float(stats["min_ns"] if stats.get("min_ns") is not None else arr.min()), float(stats["p99_ns"])
     inside = arr[(arr >= lo) & (arr <= hi)]
     bins = ((inside - lo) * (HIST_BINS / max(hi - lo, 1e-9))).astype(np.int64)
     counts = np.bincount(np.minimum(bins, HIST_BINS - 1), minlength=HIST_BINS)
@@ -108,27 +106,11 @@ def _settings(report: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in items.items() if v is not None}
 
 
-def _parse(path: Path) -> dict[str, Any]:
-    data = path.read_bytes()
-    try:
-        report = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        try:  # NaN and Infinity, which orjson refuses and reports of older versions may hold
-            report = json.loads(data)
-        except ValueError as exc:
-            raise ValueError(f"{path}: not valid JSON ({exc})") from None
-    if not isinstance(report, dict) or "model_name" not in report:
-        raise ValueError(f"{path}: not an nnlite report (no model_name)")
-    return report
-
-
 def read_one(path: Path) -> tuple[Unit, dict[str, Any], dict[str, Any], list[tuple[float, float]]]:
     """One report: its unit, its device block, its settings and its reference-model figures."""
-    report = _parse(path)
+    report, samples = read_report_bytes(path)  # the raw-sample lists are not in `report`
     bench = report.get("benchmark") or {}
-    samples = bench.get("samples_ns") or []
-    slim = {**report, "benchmark": {k: v for k, v in bench.items() if k not in _BIG_LISTS}}
-    row = row_from_report(slim, path.name)
+    row = row_from_report(report, path.name)
     row.energy_block = None  # its samples serve compare's bootstrap, not this page
     unit = Unit(row, sketch(samples, row.stats) if row.status == "done" else None, None, session_interval(bench))
     return unit, dict(report.get("device") or {}), _settings(report), _reference(bench)
