@@ -3,7 +3,8 @@
 `prepare()` imports the model's source, instantiates it with its seed, re-draws the weights that
 would let the converter fold work away (dense_weights.py), counts its parameters, builds the task's
 check inputs (two seeded samples), takes PyTorch's reference outputs for them, notes any call of
-the eager forward that draws random numbers and counts its multiply-accumulate work. The runtime
+the eager forward that draws random numbers (and for a model that samples, its spread over repeated
+runs and its outputs with the draws at their mean: stochastic.py) and counts its multiply-accumulate work. The runtime
 then exports `Prepared.target` (the model behind a channels-last image input and a flat tuple of
 outputs) and validates its artifact against `Prepared.references`.
 """

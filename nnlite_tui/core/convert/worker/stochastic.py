@@ -94,8 +94,8 @@ def unconvertible(record: Sampled, stage: str, first_error: str) -> str:
 def never_drawing_artifact(record: Sampled) -> str:
     """The failure's reason when only the at-mean export converted and the outputs vary."""
     return (f"{SAMPLES} ({record.draws[0] if record.draws else 'a draw outside torch'}): its draws convert only "
-            "at their mean, and that artifact's output is not distributed as PyTorch's; make the draw "
-            "tensor code (torch.where(torch.rand(...) < p, a, b) rather than `if torch.rand(1) < p`)")
+            "at their mean, and that artifact's output is not distributed as PyTorch's; branch in tensor "
+            "code (torch.where(torch.rand(...) < p, a, b) rather than `if torch.rand(1) < p`)")
 
 
 def validation(record: Sampled, attempt: str, checked: dict[str, Any], figures: dict[str, Any] | None,
