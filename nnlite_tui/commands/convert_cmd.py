@@ -64,12 +64,28 @@ def convert(out: str, **kw) -> None:
     _table(results, time.monotonic() - started)
 
 
+def _sampling(validation: dict) -> str:
+    """How a model that draws at inference was validated (convert/worker/stochastic.py), in a few words."""
+    sampling = validation.get("sampling")
+    if not isinstance(sampling, dict):
+        return ""
+    draws = "artifact draws" if sampling.get("artifact_draws") else "draws fixed at their mean"
+    if validation.get("method") != "distribution":
+        return f"  (samples: {draws}; outputs do not vary, compared exactly)"
+    figures = sampling.get("distribution") or {}
+    at_mean = sampling.get("at_mean") or {}
+    part = "deterministic part unchecked" if "unchecked" in at_mean else "deterministic part at the mean exact"
+    return f"  (samples: {draws}; distribution over {figures.get('runs')} runs ok, {part})"
+
+
 def _show(result: dict, n: int, total: int, started: float, tty: bool) -> None:
     name = result.get("model")
     if result.get("ok"):
-        strength = (result.get("validation") or {}).get("strength", "")
-        line = f"converted {name}  max|diff| {result.get('max_abs_diff', 0):.2e}" + \
-            (f"  (check {strength})" if strength.startswith("weak") else "") + \
+        validation = result.get("validation") or {}
+        strength = validation.get("strength", "")
+        diff = result.get("max_abs_diff")
+        line = f"converted {name}  " + (f"max|diff| {diff:.2e}" if isinstance(diff, (int, float)) else "max|diff| -") + \
+            (f"  (check {strength})" if strength.startswith("weak") else "") + _sampling(validation) + \
             ("  (cached)" if result.get("cached") else "") + _work(result.get("compute_check")) + \
             _accuracy(result.get("accuracy"))
     elif result.get("stage") in ("filtered", "unsupported"):

@@ -22,11 +22,14 @@ def _extra(block: Any, key: str) -> Any:
 
 
 def validation_flag(report: Report) -> tuple[str, str, str]:
-    validation = _extra(report.conversion, "validation") or {}
-    strength = validation.get("strength") if isinstance(validation, dict) else None
+    validation = report.conversion.validation
+    strength = validation.strength if validation is not None else None
     if not strength:
         return "validation", "not recorded", "warn"
-    return "validation", str(strength), "ok" if strength in ("strong", "accuracy") else "warn"
+    assert validation is not None
+    # a model that samples: its outputs were compared as distributions (guide/stochastic-models.md)
+    how = " (samples: output distribution and deterministic part)" if validation.method == "distribution" else ""
+    return "validation", f"{strength}{how}", "ok" if strength in ("strong", "accuracy") else "warn"
 
 
 def stability_flags(report: Report) -> list[tuple[str, str, str]]:

@@ -108,11 +108,23 @@ class Phase(_Strict):
     cpu_s: Seconds
 
 
+class Sampling(_Strict):
+    """How a model that draws at inference was converted and validated (worker/stochastic.py)."""
+    draws: list[Text] = Field(max_length=20)
+    artifact_draws: StrictBool
+    export: Name
+    distribution: Record | None = None  # worker/distribution.py compare()'s figures
+    at_mean: Record | None = None  # {max_abs_diff, tolerance} or {unchecked: why}
+
+
 class Validation(_Strict):
-    """How much the compute check could tell (worker/validation.py strength())."""
+    """How much the compute check could tell (worker/validation.py strength()), and for a model that
+    draws, by which method its artifact was validated."""
     inputs: Count
     strength: Name
     input_sensitivity: Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)] | None = None
+    method: Literal["exact", "distribution"] | None = None
+    sampling: Sampling | None = None
 
 
 class OutputsCheck(_Message):

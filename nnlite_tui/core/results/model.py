@@ -184,6 +184,35 @@ class Benchmark(Block):
         return found
 
 
+class SamplingBlock(Block):
+    """How a model that draws random numbers at inference was converted and validated
+    (core/convert/worker/stochastic.py)."""
+
+    draws: list[str] = Field(default_factory=list)  # the calls of its eager forward that drew
+    artifact_draws: bool | None = None  # false: the artifact has its draws fixed at their expected value
+    export: str | None = None  # "as-traced", "rand-randn" or "at-mean"
+    # The artifact's outputs over repeated runs against PyTorch's (core/convert/worker/distribution.py):
+    # runs, alpha, elements, sampled_elements, tolerance, mean_t_max / mean_t_limit,
+    # var_ratio_min / var_ratio_max / var_ratio_limits, std_mean_pytorch, std_mean_artifact.
+    distribution: JSON | None = None
+    # The model with every draw at its expected value, converted and compared with PyTorch under the
+    # same replacement: {max_abs_diff, tolerance}, or {unchecked: why}.
+    at_mean: JSON | None = None
+
+
+class ValidationBlock(Block):
+    """How the artifact was checked against PyTorch (core/convert/worker/validation.py)."""
+
+    inputs: int | None = None
+    strength: str | None = None  # "strong", "weak: ...", "single-input", "accuracy", "distribution only"
+    input_sensitivity: Num | None = None
+    # absent or "exact": outputs compared input by input within the tolerance (`max_abs_diff`);
+    # "distribution": the outputs vary from run to run, in PyTorch too, and were tested over repeated
+    # runs (`sampling.distribution`), their deterministic part at the draws' mean (`sampling.at_mean`)
+    method: str | None = None
+    sampling: SamplingBlock | None = None
+
+
 class Conversion(Block):
     ok: bool | None = None
     stage: str | None = None
@@ -196,7 +225,8 @@ class Conversion(Block):
     layout: str | None = None
     input_shape: Shape | None = None
     output_shapes: list[Shape] | None = None
-    max_abs_diff: Num | None = None
+    max_abs_diff: Num | None = None  # a model whose outputs vary: its deterministic part's (validation.method)
+    validation: ValidationBlock | None = None
     artifact_sha256: str | None = None
     artifact_bytes: int | None = None
     params: int | None = None

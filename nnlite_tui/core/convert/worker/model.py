@@ -3,7 +3,8 @@
 `prepare()` imports the model's source, instantiates it with its seed, re-draws the weights that
 would let the converter fold work away (dense_weights.py), counts its parameters, builds the task's
 check inputs (two seeded samples), takes PyTorch's reference outputs for them, notes any call of
-the eager forward that draws random numbers and counts its multiply-accumulate work. The runtime
+the eager forward that draws random numbers (and for a model that samples, its spread over repeated
+runs and its outputs with the draws at their mean: stochastic.py) and counts its multiply-accumulate work. The runtime
 then exports `Prepared.target` (the model behind a channels-last image input and a flat tuple of
 outputs) and validates its artifact against `Prepared.references`.
 """
@@ -25,6 +26,7 @@ from nnlite_tui.core.convert.worker.errors import SamplesAtInference, StageError
 from nnlite_tui.core.convert.worker.flop_count import ModelWork, count_model_work
 from nnlite_tui.core.convert.worker.random_weights import Requested, random_instead_of_downloads
 from nnlite_tui.core.convert.worker.sampling import drawing_calls
+from nnlite_tui.core.convert.worker.stochastic import Sampled, sampled
 from nnlite_tui.core.convert.worker.token_ranges import ranged_checks
 from nnlite_tui.core.sources import lemur_package, task_inputs
 from nnlite_tui.core.sources.task_inputs import TaskInputs
@@ -169,25 +171,35 @@ def blame_sampling(ops: list[str], fn, *args):
     try:
         return fn(*args)
     except StageError as err:
-        if not ops:
+        if not ops or isinstance(err.exc, SamplesAtInference):  # no draw, or the reason is already said
             raise
         why = SamplesAtInference(f"{SAMPLES} ({ops[0]}); a converted model cannot reproduce PyTorch's random "
                                  f"draws ({err.stage}: {first_line(str(err.exc))[:200]})")
         raise StageError(err.stage, why) from err.exc
 
 
-def references(model, checks: list[TaskInputs]) -> list[list]:
-    """PyTorch's outputs for each check; a model whose two runs on one input differ samples."""
+def references(model, checks: list[TaskInputs]) -> tuple[list[list], bool]:
+    """PyTorch's outputs for each check, and whether a second run on the first input differs (the
+    model samples: stochastic.py converts and validates it as such)."""
     import torch
 
     with torch.no_grad():
         refs = [flat_outputs(model(*c.args)) for c in checks]
         torch.manual_seed(12345)  # a sampling model now draws other numbers than in the first run
         again = flat_outputs(model(*checks[0].args))
-    if any(not _same(a, b) for a, b in zip(refs[0], again)):
-        raise SamplesAtInference(f"{SAMPLES}: two runs on the same input differ, so no converted model can "
-                                 "match it")
-    return refs
+    return refs, any(not _same(a, b) for a, b in zip(refs[0], again))
+
+
+def _sampling(model, checks: list[TaskInputs], found: list[str], varies: bool) -> Sampled | None:
+    """The sampling record of a model that draws (None for one that does not); a model whose runs
+    differ without a torch draw (numpy's or Python's random) fails: its export would freeze the draw."""
+    if not found and not varies:
+        return None
+    if not found:
+        raise SamplesAtInference(f"{SAMPLES}: two runs on the same input differ and no torch op drew, so the "
+                                 "draw is outside torch (numpy, random) and an export would freeze it; draw with "
+                                 "torch.rand/randn in forward")
+    return sampled(model, checks, found, varies, flat_outputs)
 
 
 @dataclass
@@ -197,7 +209,7 @@ class Prepared:
     spec: ModelSpec
     model: Any  # the eval-mode torch module
     checks: list[TaskInputs]
-    references: list[list]
+    references: list[list]  # for a model whose outputs vary: PyTorch's with every draw at its mean
     sampling: list[str]  # calls of the eager forward that drew random numbers (see blame_sampling)
     image_index: int | None  # the input fed channels-last, if any
     params: int
@@ -205,6 +217,7 @@ class Prepared:
     work: ModelWork | None = None  # PyTorch's multiply-accumulate work, for the compute check
     work_unmeasured: str | None = None  # why `work` could not be counted
     not_downloaded: tuple[str, ...] = ()  # checkpoints asked for at construction, not loaded (random weights)
+    sampled: Sampled | None = None  # a model that draws: its record (stochastic.py)
 
     @property
     def target(self):
@@ -248,7 +261,7 @@ def prepare(spec: ModelSpec, nhwc: bool, max_params: int | None, clock: PhaseClo
     with clock.phase("build"):
         built = construct(spec, strict_weights)
         model, example = built.model, built.example
-        record = apply_policy(model, weights)  # the whole model's weights: a cut keeps them
+        weights_record = apply_policy(model, weights)  # the whole model's weights: a cut keeps them
         if shape is not None:
             model = guarded("instantiate", shape, model)
     params = int(sum(p.numel() for p in model.parameters()))
@@ -266,10 +279,13 @@ def prepare(spec: ModelSpec, nhwc: bool, max_params: int | None, clock: PhaseClo
         checks = [task_inputs.build(spec, model, seed) for seed in (0, 1)]
     with clock.phase("reference"):  # PyTorch's outputs for the check, its draws and its work
         checks = ranged_checks(spec, model, checks)  # integer inputs inside the tables they index
-        refs = guarded("export", references, model, checks)
+        refs, varies = guarded("export", references, model, checks)
         sampling = [str(d) for d in drawing_calls(model, checks[0].args)]
+        record = guarded("export", _sampling, model, checks, sampling, varies)
+        if record is not None and record.varies:
+            refs = record.at_mean if record.at_mean is not None else refs  # the deterministic part's
         work, unmeasured = _count_work(model, checks[0].args)
     first = checks[0]
     image_index = first.image_index if nhwc and first.args[first.image_index or 0].dim() == 4 else None
-    return Prepared(spec, model, checks, refs, sampling, image_index, params, record, work, unmeasured,
-                    built.not_downloaded)
+    return Prepared(spec, model, checks, refs, sampling, image_index, params, weights_record, work, unmeasured,
+                    built.not_downloaded, record)

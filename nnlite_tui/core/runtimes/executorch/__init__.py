@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from nnlite_tui.core.convert.worker.model import Prepared
 
 # Bump when the worker's output for the same inputs changes (invalidates the cache).
-FORMAT_VERSION = 4  # 4: the program's MAC FLOPs for the compute check (work.py); 3: token ranges in input_signature, detection backbone+head cut, dense weights; 2: the exact rewrites (adaptive_max_pool2d, bilinear) every export uses
+FORMAT_VERSION = 5  # 5: models that draw at inference converted with their draws (convert/worker/stochastic.py); 4: the program's MAC FLOPs for the compute check (work.py); 3: token ranges in input_signature, detection backbone+head cut, dense weights; 2: the exact rewrites (adaptive_max_pool2d, bilinear) every export uses
 INSTALL_HINT = "pip install 'nnlite-tui[executorch]' (make install includes it)"
 # The app's ExecuTorch engine (android-app/PROTOCOL.md sections 3a, 9c, 9e).
 APP_ENGINE = AppEngine(

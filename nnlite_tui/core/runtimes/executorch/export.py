@@ -22,10 +22,12 @@ import time
 from typing import Any
 
 from nnlite_tui.core.convert.phases import PhaseClock
+from nnlite_tui.core.convert.worker import draws, stochastic
+from nnlite_tui.core.convert.worker.errors import SamplesAtInference, StageError, first_line
 from nnlite_tui.core.convert.worker.export_fixes import exact_rewrites
 from nnlite_tui.core.convert.worker.model import Prepared, blame_sampling, guarded
 from nnlite_tui.core.runtimes.executorch.delegation import count, partitioner_reasons
-from nnlite_tui.core.runtimes.executorch.validate import validate
+from nnlite_tui.core.runtimes.executorch.validate import validate, validate_spread
 from nnlite_tui.core.runtimes.executorch.work import mac_work
 
 
@@ -52,6 +54,47 @@ def torch_export(target, sample: tuple):
         except Exception as exc:  # noqa: BLE001  whatever either tracer raises; the first is reported
             first = first or exc
     raise first
+
+
+def _export_sampling(prepared: Prepared, sample: tuple):
+    """(exported, strict, attempt): the first of the sampling record's attempts (stochastic.py) whose
+    export and lowering succeed, lowered; a model that does not draw is exported as traced."""
+    record = prepared.sampled
+    attempts = record.attempts() if record is not None else [stochastic.AS_TRACED]
+    first: StageError | None = None
+    for attempt in attempts:
+        try:
+            with stochastic.while_tracing(attempt):
+                exported, strict = guarded("export", torch_export, prepared.target, sample)
+            table = stochastic.table(attempt)
+            if table is not None:
+                exported = guarded("export", draws.rewritten, exported, table)
+            return exported, strict, attempt, guarded("lower", lower, exported)
+        except StageError as err:
+            if record is None:
+                raise
+            first = first or err
+    assert first is not None and record is not None
+    why = SamplesAtInference(stochastic.unconvertible(record, first.stage, first_line(str(first.exc))))
+    raise StageError(first.stage, why) from first.exc
+
+
+def _validate_sampling(prepared: Prepared, out_path: str, attempt: str, samples: list[tuple]) -> dict[str, Any]:
+    """The program of a model that draws, validated as stochastic.py says."""
+    assert prepared.sampled is not None
+
+    def convert_at_mean(path: str) -> None:
+        with stochastic.while_tracing(stochastic.AT_MEAN):
+            exported, _ = guarded("export", torch_export, prepared.target, samples[0])
+        rewritten = guarded("export", draws.rewritten, exported, stochastic.table(stochastic.AT_MEAN))
+        edge, _ = guarded("lower", lower, rewritten)
+        guarded("serialize", write_program, edge, path)
+
+    return stochastic.validate_artifact(
+        prepared.sampled, attempt, out_path, prepared.references,
+        exact=lambda path, references: validate(path, samples, references),
+        spread=lambda path, reference: validate_spread(path, samples[0], reference),
+        convert_at_mean=convert_at_mean)
 
 
 def lower(exported) -> tuple[Any, dict[str, str]]:
@@ -103,13 +146,20 @@ def export(prepared: Prepared, out_path: str, clock: PhaseClock) -> dict[str, An
     timings: dict[str, float] = {}
     samples = [channels_last(prepared, c.args) for c in prepared.checks]
     t0 = time.perf_counter()
+    # export and lowering in one phase each for a model that does not draw; a model that draws may
+    # try several exports (stochastic.py), each with its lowering, all timed as "export"
     with clock.phase("export"):
-        exported, strict = blame_sampling(prepared.sampling, guarded, "export", torch_export, prepared.target,
-                                          samples[0])
+        if prepared.sampled is None:
+            exported, strict = blame_sampling(prepared.sampling, guarded, "export", torch_export, prepared.target,
+                                              samples[0])
+            attempt, lowered_edge = stochastic.AS_TRACED, None
+        else:
+            exported, strict, attempt, lowered_edge = blame_sampling(prepared.sampling, _export_sampling, prepared,
+                                                                     samples[0])
     timings["export_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     with clock.phase("lower"):
-        edge, reasons = blame_sampling(prepared.sampling, guarded, "lower", lower, exported)
+        edge, reasons = lowered_edge or blame_sampling(prepared.sampling, guarded, "lower", lower, exported)
     timings["lower_s"] = time.perf_counter() - t0
     lowered = edge.exported_program()
     delegation, backends = count(lowered, reasons), backends_of(lowered)
@@ -121,8 +171,11 @@ def export(prepared: Prepared, out_path: str, clock: PhaseClock) -> dict[str, An
     work = mac_work(out_path)  # the program's own word on its work, for the compute check
     t0 = time.perf_counter()
     with clock.phase("validate"):
-        checked = blame_sampling(prepared.sampling, guarded, "validate", validate, out_path, samples,
-                                 prepared.references)
+        if prepared.sampled is None:
+            checked = blame_sampling(prepared.sampling, guarded, "validate", validate, out_path, samples,
+                                     prepared.references)
+        else:
+            checked = guarded("validate", _validate_sampling, prepared, out_path, attempt, samples)
     timings["validate_s"] = time.perf_counter() - t0
     return {
         "export_mode": "strict" if strict else "non-strict",

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from nnlite_tui.core.convert.output_check import checked_runs
+from nnlite_tui.core.convert.worker.distribution import Spread, compare
 from nnlite_tui.core.convert.worker.validation import check_outputs
 
 
@@ -25,16 +27,31 @@ def run_all(path: str, samples: list[tuple]) -> list[list]:
     return [list(method.execute(list(sample))) for sample in samples]
 
 
-def validate(path: str, samples: list[tuple], references: list[list]) -> dict[str, Any]:
-    """samples: per check, the torch inputs as fed to the .pte; references: PyTorch's outputs."""
-    outputs = run_all(path, samples)
-    checked = check_outputs(([o.detach().numpy() for o in run] for run in outputs), references)
-    first = samples[0]
+def _described(first: tuple, outputs: list) -> dict[str, Any]:
     return {
-        **checked,
         "artifact_input_shape": [int(d) for d in first[0].shape],
         "artifact_input_dtype": str(first[0].dtype).replace("torch.", ""),
         "input_shapes": [[int(d) for d in a.shape] for a in first],
         "input_dtypes": [str(a.dtype).replace("torch.", "") for a in first],
-        "output_shapes": [[int(d) for d in o.shape] for o in outputs[0]],
+        "output_shapes": [[int(d) for d in o.shape] for o in outputs],
     }
+
+
+def validate_spread(path: str, sample: tuple, reference: Spread) -> dict[str, Any]:
+    """The .pte's outputs over as many runs on `sample` as PyTorch's `reference` spread, tested against
+    it (distribution.compare: DistributionMismatch when they differ), and the program's shapes."""
+    method = load_method(path)
+    spread = Spread()
+    outputs: list = []
+    for _ in range(reference.runs):
+        outputs = [o.detach().numpy() for o in method.execute(list(sample))]  # inputs set on every call
+        checked_runs([outputs], [reference.means])  # no output, NaN or Inf: OutputProblem says which
+        spread.add(outputs)
+    return {"figures": compare(spread, reference), **_described(sample, outputs)}
+
+
+def validate(path: str, samples: list[tuple], references: list[list]) -> dict[str, Any]:
+    """samples: per check, the torch inputs as fed to the .pte; references: PyTorch's outputs."""
+    outputs = run_all(path, samples)
+    checked = check_outputs(([o.detach().numpy() for o in run] for run in outputs), references)
+    return {**checked, **_described(samples[0], outputs[0])}

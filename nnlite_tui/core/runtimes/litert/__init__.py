@@ -26,10 +26,11 @@ if TYPE_CHECKING:
     from nnlite_tui.core.runtimes.litert.export import PhaseTracker
 
 # Bump when the worker's output for the same inputs changes (invalidates the cache).
+# 6: models that draw at inference converted with their draws (convert/worker/stochastic.py);
 # 5: weights policy (re-drawn tensors), compute check, sampling only by calls that draw, lowering
 # rewrites (recorded), token ranges in input_signature, detection cut;
 # 4: task inputs (task, input_signature), failure cause; 3: two validation inputs
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 
 
 class LiteRt:

@@ -13,14 +13,15 @@ from collections.abc import Callable
 from typing import Any
 
 from nnlite_tui.core.convert.phases import PhaseClock
-from nnlite_tui.core.convert.worker.errors import StageError
+from nnlite_tui.core.convert.worker import draws, stochastic
+from nnlite_tui.core.convert.worker.errors import SamplesAtInference, StageError, first_line
 from nnlite_tui.core.convert.worker.model import Prepared, blame_sampling, guarded
 from nnlite_tui.core.convert.worker import lowering_rewrites
 from nnlite_tui.core.convert.worker.export_fixes import exact_rewrites
 from nnlite_tui.core.ops.graph import GraphError
 from nnlite_tui.core.runtimes.litert.graph import MAC_OPS, read_graph
 from nnlite_tui.core.runtimes.litert.token_tables import with_table_ranges
-from nnlite_tui.core.runtimes.litert.validate import validate
+from nnlite_tui.core.runtimes.litert.validate import validate, validate_spread
 
 
 class PhaseTracker:
@@ -56,14 +57,16 @@ class PhaseTracker:
         self.hooked = True
 
 
-def _export(litert_torch, target, sample: tuple, tracker: PhaseTracker):
-    """torch.export non-strict first, then strict; lowering errors are final."""
+def _export(litert_torch, target, sample: tuple, tracker: PhaseTracker, attempt: str = stochastic.AS_TRACED):
+    """torch.export non-strict first, then strict; lowering errors are final. `attempt`: how the
+    program's random draws are written (stochastic.py; as traced for a model that does not draw)."""
     first = None
     for strict in (False, True):
         tracker.phase = "export"
         tracker.switched_at = None
         try:
-            with exact_rewrites(), lowering_rewrites.installed():
+            with (exact_rewrites(), lowering_rewrites.installed(), stochastic.while_tracing(attempt),
+                  draws.on_every_export(stochastic.table(attempt))):
                 return litert_torch.convert(target, sample, strict_export=strict), strict
         except BaseException as exc:
             if isinstance(exc, KeyboardInterrupt):
@@ -72,6 +75,48 @@ def _export(litert_torch, target, sample: tuple, tracker: PhaseTracker):
                 raise StageError(tracker.phase, exc) from exc
             first = first or exc
     raise StageError("export", first) from first
+
+
+def _export_sampling(litert_torch, prepared: Prepared, tracker: PhaseTracker):
+    """(converted, strict, attempt): the first of the sampling record's attempts that converts
+    (stochastic.py); a model that does not draw is exported as traced."""
+    record = prepared.sampled
+    if record is None:
+        return (*_export(litert_torch, prepared.target, prepared.fed(prepared.checks[0]), tracker),
+                stochastic.AS_TRACED)
+    first: StageError | None = None
+    for attempt in record.attempts():
+        try:
+            return (*_export(litert_torch, prepared.target, prepared.fed(prepared.checks[0]), tracker, attempt),
+                    attempt)
+        except StageError as err:
+            first = first or err
+    assert first is not None
+    why = SamplesAtInference(stochastic.unconvertible(record, first.stage, first_line(str(first.exc))))
+    raise StageError(first.stage, why) from first.exc
+
+
+def _write(converted, out_path: str) -> None:
+    tmp = out_path + ".part"
+    converted.export(tmp)
+    os.replace(tmp, out_path)
+
+
+def _validate_sampling(litert_torch, prepared: Prepared, out_path: str, attempt: str, tracker: PhaseTracker,
+                       samples: list[list]) -> dict[str, Any]:
+    """The artifact of a model that draws, validated as stochastic.py says."""
+    assert prepared.sampled is not None
+
+    def convert_at_mean(path: str) -> None:
+        converted, _ = _export(litert_torch, prepared.target, prepared.fed(prepared.checks[0]), tracker,
+                               stochastic.AT_MEAN)
+        guarded("serialize", _write, converted, path)
+
+    return stochastic.validate_artifact(
+        prepared.sampled, attempt, out_path, prepared.references,
+        exact=lambda path, references: validate(path, samples, references),
+        spread=lambda path, reference: validate_spread(path, samples[0], reference),
+        convert_at_mean=convert_at_mean)
 
 
 def _split_convert(clock: PhaseClock, start: tuple[float, float], tracker: PhaseTracker) -> None:
@@ -105,34 +150,30 @@ def export(prepared: Prepared, out_path: str, tracker: PhaseTracker, clock: Phas
     import torch
 
     timings: dict[str, float] = {}
-    first = prepared.checks[0]
     t0 = time.perf_counter()
     clock.started("export" if tracker.hooked else "convert")
     start = clock.now()
     tracker.on_lower = lambda: clock.started("lower")
     try:
-        edge, strict = blame_sampling(prepared.sampling, _export, litert_torch, prepared.target,
-                                      prepared.fed(first), tracker)
+        edge, strict, attempt = blame_sampling(prepared.sampling, _export_sampling, litert_torch, prepared, tracker)
     finally:
         tracker.on_lower = None
         _split_convert(clock, start, tracker)
     timings["convert_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    tmp = out_path + ".part"
-
-    def write(converted) -> None:
-        converted.export(tmp)
-        os.replace(tmp, out_path)
-
     with clock.phase("serialize"):
-        guarded("serialize", write, edge)
+        guarded("serialize", _write, edge, out_path)
         del edge  # the converted model in memory (as large as the file): the rest reads the file
     timings["serialize_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     samples = [[a.numpy() for a in prepared.fed(c)] for c in prepared.checks]
     with clock.phase("validate"):
-        checked = blame_sampling(prepared.sampling, guarded, "validate", validate, out_path, samples,
-                                 prepared.references)
+        if prepared.sampled is None:
+            checked = blame_sampling(prepared.sampling, guarded, "validate", validate, out_path, samples,
+                                     prepared.references)
+        else:
+            checked = guarded("validate", _validate_sampling, litert_torch, prepared, out_path, attempt, tracker,
+                              samples)
     timings["validate_s"] = time.perf_counter() - t0
     # an integer input whose lookup PyTorch did not show gets its range from the graph's table
     signature = guarded("validate", with_table_ranges, prepared.common_fields()["input_signature"], out_path)

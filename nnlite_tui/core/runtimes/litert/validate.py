@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from nnlite_tui.core.convert.output_check import checked_runs
+from nnlite_tui.core.convert.worker.distribution import Spread, compare
 from nnlite_tui.core.convert.worker.validation import check_outputs
 
 
@@ -36,28 +38,46 @@ def _run_signature(interpreter, sample: list) -> list:
     return [out[k] for k in sorted(out, key=_by_number)]
 
 
-def run_all(path: str, samples: list[list]) -> list[list]:
-    """The .tflite's outputs (numpy) for each check's inputs (numpy, as the .tflite takes them)."""
+def _interpreter(path: str):
     from ai_edge_litert.interpreter import Interpreter
 
     interpreter = Interpreter(model_path=path, num_threads=1)
     interpreter.allocate_tensors()
+    return interpreter
+
+
+def _described(interpreter) -> dict[str, Any]:
+    inputs = interpreter.get_input_details()
+    return {
+        "artifact_input_shape": [int(d) for d in inputs[0]["shape"]],
+        "artifact_input_dtype": inputs[0]["dtype"].__name__,
+        "output_shapes": [[int(d) for d in o["shape"]] for o in interpreter.get_output_details()],
+    }
+
+
+def run_all(path: str, samples: list[list]) -> list[list]:
+    """The .tflite's outputs (numpy) for each check's inputs (numpy, as the .tflite takes them)."""
+    interpreter = _interpreter(path)
     run = _run_single if len(samples[0]) == 1 else _run_signature
     return [run(interpreter, sample) for sample in samples]
 
 
 def validate(path: str, samples: list[list], references: list[list]) -> dict[str, Any]:
     """samples: per check, the numpy inputs as fed to the .tflite; references: PyTorch's outputs."""
-    from ai_edge_litert.interpreter import Interpreter
-
-    interpreter = Interpreter(model_path=path, num_threads=1)
-    interpreter.allocate_tensors()
-    inputs = interpreter.get_input_details()
+    interpreter = _interpreter(path)
     run = _run_single if len(samples[0]) == 1 else _run_signature
     checked = check_outputs((run(interpreter, sample) for sample in samples), references)
-    return {
-        **checked,
-        "artifact_input_shape": [int(d) for d in inputs[0]["shape"]],
-        "artifact_input_dtype": inputs[0]["dtype"].__name__,
-        "output_shapes": [[int(d) for d in o["shape"]] for o in interpreter.get_output_details()],
-    }
+    return {**checked, **_described(interpreter)}
+
+
+def validate_spread(path: str, sample: list, reference: Spread) -> dict[str, Any]:
+    """The .tflite's outputs over as many runs on `sample` as PyTorch's `reference` spread, tested
+    against it (distribution.compare: DistributionMismatch when they differ), and the artifact's shapes."""
+    interpreter = _interpreter(path)
+    run = _run_single if len(sample) == 1 else _run_signature
+    spread = Spread()
+    for _ in range(reference.runs):
+        outputs = run(interpreter, sample)
+        checked_runs([outputs], [reference.means])  # no output, NaN or Inf: OutputProblem says which
+        spread.add(outputs)
+    return {"figures": compare(spread, reference), **_described(interpreter)}
