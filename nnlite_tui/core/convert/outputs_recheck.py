@@ -30,7 +30,8 @@ def rejudged(result: dict[str, Any], outputs: dict[str, Any] | None) -> dict[str
                   "error_message": f"{outputs['problem']} ({RECHECKED})", **{k: result[k] for k in KEPT if k in result}}
         cause = classify(failed)  # a mismatch by the shared rules, else the check itself could not be made
         return {**failed, "cause": cause if cause != "validate-error" else "artifact-check-failed"}
-    validation = dict(outputs.get("validation") or result.get("validation") or {})
+    # the clean process's strength figures over the job's; the job's method and sampling record stay
+    validation = {**(result.get("validation") or {}), **(outputs.get("validation") or {})}
     validation["rechecked"] = RECHECKED + (": shapes only, the model samples" if outputs["compared"] == "shapes" else "")
     changed = {"validation": validation}
     if outputs["compared"] == "values":

@@ -43,7 +43,9 @@ def hand_over_checks(prepared: Prepared, out_path: str) -> None:
     these inputs and compared by a process that never ran model code (worker/artifact_check.py)."""
     samples = [[a.detach().cpu().numpy() for a in prepared.fed(c)] for c in prepared.checks]
     references = [[r.detach().cpu().numpy() for r in ref] for ref in prepared.references]
-    check_inputs.write(out_path + check_inputs.SUFFIX, samples, references, stochastic=bool(prepared.sampling))
+    # outputs that vary from run to run (stochastic.py) are compared there by number, shape and finiteness
+    varies = prepared.sampled is not None and prepared.sampled.varies
+    check_inputs.write(out_path + check_inputs.SUFFIX, samples, references, stochastic=varies)
 
 
 def convert_at(spec: ModelSpec, out_path: str, runtime: Runtime, nhwc: bool, max_params: int | None,
