@@ -34,7 +34,10 @@ CASES = {
     "randint": (lambda x: x + torch.randint(0, 2, x.shape, dtype=torch.float), lambda x: x + 0.5),
     "uniform_": (lambda x: x + torch.empty(x.shape).uniform_(-1.0, 2.0), lambda x: x + 0.5),
 }
-X = torch.randn(1, 4, 8)
+_G = torch.Generator().manual_seed(0)
+# Seeded, and every |x| >= 0.5: an element near 0 times a draw barely varies, and whether the spread
+# test then counts it as sampled depended on the unseeded draw of X.
+X = torch.randn(1, 4, 8, generator=_G).sign() * (0.5 + torch.rand(1, 4, 8, generator=_G))
 
 
 @pytest.mark.parametrize("name", list(CASES))

@@ -125,6 +125,7 @@ class Validation(_Strict):
     input_sensitivity: Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)] | None = None
     method: Literal["exact", "distribution"] | None = None
     sampling: Sampling | None = None
+    rechecked: Text | None = None  # set by the runner that checked the artifact (a cluster actor's, say)
 
 
 class OutputsCheck(_Message):
@@ -290,6 +291,8 @@ def result(message: dict[str, Any], derive: bool = False) -> dict[str, Any]:
     except ValidationError as exc:
         raise _refused("the job's result", exc) from None
     sent = checked.model_dump(exclude_unset=True, by_alias=True)
+    if checked.validation is not None and checked.validation.rechecked is not None:
+        raise ProtocolError("the result says its artifact was rechecked, which only the runner does")
     if not derive and sent.get("ok") and not isinstance(sent.get("compute_check"), dict):
         # every conversion that passes carries it, and with it the clean process's check (pool.recheck)
         raise ProtocolError("a conversion that passed without its compute check")

@@ -394,9 +394,12 @@ class Worker:
             self.kill()
             return failure("crash", "ArtifactCheckCrash", f"the artifact check died ({_reason(status)})")
         try:
-            return messages.artifact_check(raw).model_dump()
+            checked = messages.artifact_check(raw)
         except wire.ProtocolError as exc:
             return messages.violation(str(exc))
+        # only the figures the clean process gave: an absent one must not blank the job's record
+        return {**checked.model_dump(exclude={"outputs"}),
+                "outputs": checked.outputs.model_dump(exclude_none=True) if checked.outputs is not None else None}
 
 
 def _reason(code: int | None) -> str:
