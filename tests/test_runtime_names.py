@@ -29,8 +29,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("simdevice/adb_server.py", "litert_torch"): "the tests' tiny model: a script run in a subprocess to make one "
                                                  "artifact for the simulated device",
     # The conversion worker's files, being changed elsewhere at the time of writing: to move to the registry.
-    ("core/convert/pool.py", "litert"): "pending: the worker's default runtimes (runtimes.DEFAULT_RUNTIME)",
-    ("core/convert/sandbox/worker.py", "litert"): "pending: the worker's default runtimes (runtimes.DEFAULT_RUNTIME)",
     ("core/convert/sandbox/launch.py", "LITERT_TORCH_SHOW_PROGRESS"): "pending: an environment variable the "
                                                                       "sandbox passes (the runtime's to declare)",
     ("core/convert/worker/construct.py", "/litert_torch/"): "pending: the converter's frames in a traceback (the "

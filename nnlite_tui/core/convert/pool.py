@@ -23,6 +23,7 @@ from nnlite_tui.core.convert.process_tree import tree_sum
 from nnlite_tui.core.convert.phases import merged
 from nnlite_tui.core.convert.memory_cap import over_cap_message
 from nnlite_tui.core.convert.orphans import WORKER_MODULE, owner_mark
+from nnlite_tui.core.runtimes.default import DEFAULT_RUNTIME
 
 if TYPE_CHECKING:
     from nnlite_tui.core.convert.options import ConvertOptions
@@ -102,7 +103,7 @@ class Worker:
     ready and job-ended messages."""
 
     def __init__(self, options: ConvertOptions, log_dir: Path | None, gate: PauseGate | None = None,
-                 runtimes: tuple[str, ...] = ("litert",)):
+                 runtimes: tuple[str, ...] = (DEFAULT_RUNTIME,)):
         self.options = options
         self.runtimes = runtimes  # imported at start, so that no job pays for them
         self.log_dir = log_dir

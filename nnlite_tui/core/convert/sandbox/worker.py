@@ -35,6 +35,7 @@ from nnlite_tui.core.convert.sandbox.policy import Launch
 from nnlite_tui.core.convert.sandbox.process_cap import tree_tasks
 from nnlite_tui.core.convert.sandbox.sources import source_roots
 from nnlite_tui.core.spec import ModelSpec
+from nnlite_tui.core.runtimes.default import DEFAULT_RUNTIME
 
 if TYPE_CHECKING:
     from nnlite_tui.core.convert.options import ConvertOptions
@@ -44,7 +45,7 @@ SCRATCH_PREFIX = "nnlite-sandbox."  # <pid>.<random> in the system temp director
 
 class SandboxedWorker(Worker):
     def __init__(self, options: ConvertOptions, log_dir: Path | None, setup: SandboxSetup, scratch_parent: Path,
-                 gate: PauseGate | None = None, runtimes: tuple[str, ...] = ("litert",)):
+                 gate: PauseGate | None = None, runtimes: tuple[str, ...] = (DEFAULT_RUNTIME,)):
         super().__init__(options, log_dir, gate, runtimes)
         self.setup = setup
         self.visible = setup.sources
