@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from nnlite_tui.core.convert import check_inputs
-from nnlite_tui.core.convert.output_check import OutputProblem, checked_runs
-from nnlite_tui.core.convert.worker.validation import check_outputs
+from nnlite_tui.core.convert.output_check import OutputProblem
+from nnlite_tui.core.convert.worker.validation import check_outputs, same_shapes
 from nnlite_tui.core.runtimes.base import Runtime
 
 
@@ -37,19 +37,10 @@ def _outputs(runtime: Runtime, artifact: str, checks_path: str) -> dict[str, Any
         return {"problem": f"the artifact does not run on the check inputs: {type(exc).__name__}: {str(exc)[:300]}"}
     try:
         if given.stochastic:
-            return {**_shapes_only(runs, given.references), "compared": "shapes"}
+            same_shapes(runs, given.references)
+            return {"compared": "shapes"}
         checked = check_outputs(runs, given.references)
     except (OutputProblem, ValueError) as exc:
         return {"problem": str(exc)[:500]}
     return {"max_abs_diff": checked["max_abs_diff"], "validation": checked["validation"], "compared": "values"}
 
-
-def _shapes_only(runs: list[list[Any]], references: list[list[Any]]) -> dict[str, Any]:
-    got = checked_runs(runs, references)
-    for outputs, reference in zip(got, references):
-        if len(outputs) != len(reference):
-            raise ValueError(f"the converted model has {len(outputs)} outputs, PyTorch gives {len(reference)}")
-        for a, b in zip(outputs, reference):
-            if a.shape != b.shape:
-                raise ValueError(f"output shape {list(a.shape)} differs from PyTorch {list(b.shape)}")
-    return {}

@@ -18,23 +18,33 @@ def check_outputs(runs: Iterable[list], references: list[list]) -> dict[str, Any
     arrays: the artifact check reads them from a file). ValueError on a mismatch."""
     import numpy as np
 
-    from nnlite_tui.core.convert.output_check import as_array, checked_runs
+    from nnlite_tui.core.convert.output_check import as_array
 
-    runs = checked_runs(runs, references)  # no output, NaN or Inf: OutputProblem says which
     max_abs, scale = 0.0, 1.0
-    for outputs, reference in zip(runs, references):
-        if len(outputs) != len(reference):
-            raise ValueError(f"the converted model has {len(outputs)} outputs, PyTorch gives {len(reference)}")
+    for outputs, reference in zip(same_shapes(runs, references), references):
         for got, want in zip(outputs, reference):
             want = as_array(want)
-            if got.shape != want.shape:
-                raise ValueError(f"output shape {list(got.shape)} differs from PyTorch {list(want.shape)}")
             if want.size:
                 max_abs = max(max_abs, float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)))))
                 scale = max(scale, float(np.max(np.abs(want))))
     if not np.isfinite(max_abs) or max_abs > VALIDATE_RTOL * scale:
         raise ValueError(f"output differs from PyTorch: max abs diff {max_abs:.3g} (tolerance {VALIDATE_RTOL * scale:.3g})")
     return {"max_abs_diff": max_abs, "validation": strength(references, scale)}
+
+
+def same_shapes(runs: Iterable[list], references: list[list]) -> list[list[Any]]:
+    """The artifact's outputs per check once they have passed output_check (no output, NaN or Inf:
+    OutputProblem) and match PyTorch's in number and shape (ValueError otherwise)."""
+    from nnlite_tui.core.convert.output_check import as_array, checked_runs
+
+    got = checked_runs(runs, references)
+    for outputs, reference in zip(got, references):
+        if len(outputs) != len(reference):
+            raise ValueError(f"the converted model has {len(outputs)} outputs, PyTorch gives {len(reference)}")
+        for a, b in zip(outputs, reference):
+            if a.shape != as_array(b).shape:
+                raise ValueError(f"output shape {list(a.shape)} differs from PyTorch {list(as_array(b).shape)}")
+    return got
 
 
 def strength(references: list[list], scale: float) -> dict[str, Any]:
