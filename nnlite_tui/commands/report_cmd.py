@@ -52,7 +52,7 @@ def report(run_dir: str, fmt: str, output: str | None) -> None:
 
 def _write_html(run_dir: Path, out: Path) -> None:
     from nnlite_tui.core.report.html_report import build_html
-    from nnlite_tui.core.report.html_source import read_run
+    from nnlite_tui.core.report.html_parts import read_run
     from nnlite_tui.core.results import ReportError
     from nnlite_tui.core.store.files import StoreError
 

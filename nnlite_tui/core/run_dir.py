@@ -16,6 +16,7 @@ CONTROL_FILE = "control.jsonl"  # core.run.control: operator commands to the pro
 PID_FILE = "runner.pid"  # written by the process that owns a run, removed when it ends
 REPORTS_DIR = "reports"  # one JSON report per (unit, device, backend)
 REPORT_INDEX_FILE = "report_index.jsonl"  # core.results.index: one summary line per report written
+REPORT_PAGES_FILE = "report_pages.jsonl"  # core.report.html_parts: each report's share of the HTML page
 ARTIFACTS_DIR = "artifacts"  # the run's copies of converted models (kept by --keep-artifacts)
 LEGACY_ARTIFACTS_DIR = "tflite"  # where releases before runtimes existed kept them (compare --remeasure reads it)
 LOGS_DIR = "logs"  # one log per unit, and the workers' start-up log

@@ -18,7 +18,7 @@ from nnlite_tui.core.report.compare_format import to_csv, to_table
 from nnlite_tui.core.report.document import summary_row, write_lemur
 from nnlite_tui.core.report.energy import LEMUR_KEY
 from nnlite_tui.core.report.html_report import build_html
-from nnlite_tui.core.report.html_source import read_run
+from nnlite_tui.core.report.html_parts import read_run
 
 VOLTS_UV = 3_850_000
 ON_BATTERY = BatteryState(0, 80.0, 30.0, 3850, 0, 3)

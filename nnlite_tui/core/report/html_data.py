@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import itertools
 import statistics
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from nnlite_tui.core.convert.causes import classify
 from nnlite_tui.core.ops.block import measured
 from nnlite_tui.core.report.html_runtimes import runtime_data
 from nnlite_tui.core.report.html_source import HtmlRun, Unit
@@ -195,6 +197,28 @@ def table(run: HtmlRun, s: Strings) -> tuple[dict[str, list[Any]], list[dict[str
     return cols, [detail(u, s) for u in units]
 
 
+CAUSES_SHOWN = 4  # per family or task, most frequent first
+
+
+def cause_code(row: ResultRow) -> str:
+    """A failed row's cause as `nnlite status` names it: the conversion's own code, else classified
+    from the failing stage and its message."""
+    code = row.conversion.get("cause")
+    if isinstance(code, str) and code:
+        return code
+    return classify({"ok": False, "stage": row.error_stage, "error_message": row.error_message})
+
+
+def causes_text(rows: list[ResultRow]) -> str | None:
+    """`export-error 3, data-dependent 1`: the failed rows' causes with counts, most first."""
+    counts = Counter(cause_code(r) for r in rows if r.status == "failed")
+    if not counts:
+        return None
+    shown = ", ".join(f"{code} {n}" for code, n in counts.most_common(CAUSES_SHOWN))
+    more = len(counts) - CAUSES_SHOWN
+    return shown + (f", {more} more" if more > 0 else "")
+
+
 def _median(values: list[float]) -> float | None:
     return r4(statistics.median(values)) if values else None
 
@@ -211,6 +235,7 @@ def summary(units: list[Unit], key: Callable[[ResultRow], str | None], name: str
         done = [r for r in rows if r.median_ns]
         out.append({name: k, "group": group, "units": len(rows), "done": len(done),
                     "failed": sum(r.status == "failed" for r in rows),
+                    "causes": causes_text(rows),
                     "median": _median([r.median_ns / 1e6 for r in done if r.median_ns]),
                     "ms_gflop": _median([v for r in done if (v := ms_per_gflop(r)) is not None]),
                     "params": _median([float(r.params) for r in rows if r.params]),

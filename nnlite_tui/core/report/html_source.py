@@ -9,13 +9,12 @@ timeline of bucket medians), and folds devices, settings and reference-model fig
 report_bytes.py lifts the raw samples out of each file's bytes before orjson parses the rest (they are
 not put through the typed model, only sketched); two processes share the files of a large run.
 
-`read_run` is the report's only entry to the run's files: switching to another reader is one place.
+html_parts.read_run is the page's only entry to the run's files; the run's report writer keeps each
+report's part (read_one) in a file beside the report index, so the page rarely opens a report.
 """
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,13 +22,11 @@ from typing import Any
 import numpy as np
 
 from nnlite_tui.core.report.report_bytes import read_report_bytes
-from nnlite_tui.core.report.rows import ResultRow, RunResults, _label_twins, row_from_report, store_statuses
-from nnlite_tui.core.results import RunResults as ReportFolder
+from nnlite_tui.core.report.rows import ResultRow, RunResults, row_from_report
 from nnlite_tui.core.runtimes import DEFAULT_RUNTIME, get_runtime
 
 HIST_BINS = 24
 TIMELINE_POINTS = 48
-PARALLEL_FROM = 200  # reports; below this a second process costs more than it saves
 
 
 @dataclass
@@ -106,7 +103,11 @@ def _settings(report: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in items.items() if v is not None}
 
 
-def read_one(path: Path) -> tuple[Unit, dict[str, Any], dict[str, Any], list[tuple[float, float]]]:
+# A report's share of the page: its unit, its device block, its settings, its reference-model figures.
+Part = tuple[Unit, dict[str, Any], dict[str, Any], list[tuple[float, float]]]
+
+
+def read_one(path: Path) -> Part:
     """One report: its unit, its device block, its settings and its reference-model figures."""
     report, samples = read_report_bytes(path)  # the raw-sample lists are not in `report`
     bench = report.get("benchmark") or {}
@@ -123,7 +124,7 @@ def from_results(results: RunResults) -> HtmlRun:
                   session_interval(report.get("benchmark") or {}))
              for row, report in zip(results.rows, results.reports)]
     run = HtmlRun(results.run_dir, units, results.statuses, results.errors)
-    _fold(run, [(dict(r.get("device") or {}), _settings(r), _reference(r.get("benchmark") or {}))
+    fold(run, [(dict(r.get("device") or {}), _settings(r), _reference(r.get("benchmark") or {}))
                 for r in results.reports])
     return run
 
@@ -133,7 +134,7 @@ def _reference(bench: dict[str, Any]) -> list[tuple[float, float]]:
             if (r.get("reference") or {}).get("at") is not None and r["reference"].get("median_ns")]
 
 
-def _fold(run: HtmlRun, parts: list[tuple[dict[str, Any], dict[str, Any], list[tuple[float, float]]]]) -> None:
+def fold(run: HtmlRun, parts: list[tuple[dict[str, Any], dict[str, Any], list[tuple[float, float]]]]) -> None:
     """Devices, settings and reference-model figures of every report, into the run."""
     for device, settings, reference in parts:
         run.devices.setdefault(str(device.get("serial")), device)
@@ -142,27 +143,3 @@ def _fold(run: HtmlRun, parts: list[tuple[dict[str, Any], dict[str, Any], list[t
         if reference:
             run.reference.setdefault(str(device.get("serial")), []).extend(reference)
     run.reference = {serial: sorted(set(points)) for serial, points in sorted(run.reference.items())}
-
-
-def read_run(run_dir: str | Path) -> HtmlRun:
-    """The run's reports as units, plus the store's statuses; a folder with only reports/ is a run too."""
-    from nnlite_tui.core.run_dir import STATE_FILE
-
-    path = Path(run_dir)
-    if not (path / "reports").is_dir() and not (path / STATE_FILE).exists():
-        raise ValueError(f"{path}: no reports/ folder and no {STATE_FILE}; not a run directory")
-    folder = ReportFolder(path, strict=True)
-    summaries = folder.summaries()
-    files = [folder.path_of(summary) for summary in summaries]
-    if len(files) >= PARALLEL_FROM and (os.cpu_count() or 1) > 1:
-        with ProcessPoolExecutor(max_workers=2) as pool:
-            parts = list(pool.map(read_one, files, chunksize=64))
-    else:
-        parts = [read_one(f) for f in files]
-    run = HtmlRun(path, [p[0] for p in parts], {}, {})
-    for unit, summary in zip(run.units, summaries):
-        unit.throttled = summary.throttled  # the summary knows where each schema keeps it
-    _fold(run, [p[1:] for p in parts])
-    _label_twins(run.rows)
-    _, run.statuses, run.errors = store_statuses(path, [u.row for u in run.units])
-    return run

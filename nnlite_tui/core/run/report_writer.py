@@ -2,7 +2,8 @@
 
 The report is assembled from the unit, its conversion and benchmark outcomes, the device's facts and
 the run's settings (report/document.py), written through the run's RunResults (which keeps the
-run's report index), and its path recorded in the store.
+run's report index) and its share of the HTML page kept (report/html_parts.py), and its path
+recorded in the store.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from nnlite_tui.core.bench.rounds import per_round
 from nnlite_tui.core.convert.converter import Converter
 from nnlite_tui.core.devices.base import Device
 from nnlite_tui.core.outcomes import BenchResult, ConversionResult, StageError
+from nnlite_tui.core.report import html_parts
 from nnlite_tui.core.report.document import build_report
 from nnlite_tui.core.results import Report, RunResults, UnitKey
 from nnlite_tui.core.run.config import RunConfig
@@ -47,5 +49,9 @@ class ReportWriter:
                               tool_versions=self.converter.versions_of(spec.runtime))
         path = self.results.write(Report.model_validate(report),
                                   UnitKey(spec.name, device_info.get("serial", serial), self.cfg.bench.backend))
+        try:
+            html_parts.add(self.cfg.out, path)
+        except OSError:
+            pass  # the parts file is a cache: the HTML page reads this report itself when it lacks its part
         self.store.update(spec.name, report=str(path))
         return path

@@ -356,7 +356,10 @@
       initialSort: [{column: 'ms_gflop', dir: 'asc'}],
       columns: [{title: name, field: name, minWidth: 160}, {title: 'device · precision', field: 'group', visible: groups > 1},
         {title: 'units', field: 'units', ...num}, {title: 'done', field: 'done', ...num},
-        {title: 'failed', field: 'failed', ...num}, {title: 'median ms', field: 'median', ...num},
+        {title: 'failed', field: 'failed', ...num},
+        {title: 'failure causes', field: 'causes', minWidth: 180, tooltip: true,
+          formatter: c => c.getValue() ? `<span class="cause">${esc(c.getValue())}</span>` : ''},
+        {title: 'median ms', field: 'median', ...num},
         {title: 'median ms / GFLOP', field: 'ms_gflop', ...num},
         {title: 'median params', field: 'params', ...num, formatter: c => short(c.getValue())},
         {title: 'median FLOPs', field: 'flops', ...num, formatter: c => short(c.getValue())}]});
