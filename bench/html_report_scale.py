@@ -170,7 +170,7 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=1, help="generate the page this many times; the median is quoted")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        work = args.keep or Path(tmp)
+        work = (args.keep or Path(tmp)).resolve()  # the browser opens the page by a file:// URI
         run_dir = work / "synthetic-run"
         if not (run_dir / "reports").is_dir():
             run_dir.mkdir(parents=True)
