@@ -12,9 +12,9 @@ Every other exception is a bug and keeps going to the run's guard (an internal e
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from nnlite_tui.core.outcomes import StageError
+from nnlite_tui.core.run.artifacts import DiskGuard
 from nnlite_tui.errors import describe_os_error, disk_cause, environment_cause
 
 # What a rerun does with a unit that failed for want of disk or device: it is retried without --retry-failed.
@@ -22,7 +22,7 @@ ENVIRONMENT_MARKS = ("No space left on device", "Disk quota exceeded", "Read-onl
                      "Input/output error", "DiskFull", "no space left")
 
 
-def run_unit(name: str, step: Callable[[], Any], *, disk, requeue: Callable[[], None],
+def run_unit(name: str, step: Callable[[], object], *, disk: DiskGuard, requeue: Callable[[], None],
              fail: Callable[[str], None]) -> None:
     """Run one unit's step; a refused write pauses the run (then `requeue`) or fails the unit (`fail`)."""
     try:
