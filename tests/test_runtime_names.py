@@ -28,11 +28,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("core/run_dir.py", "tflite"): "the artifacts folder of releases before runtimes existed (compare --remeasure)",
     ("simdevice/adb_server.py", "litert_torch"): "the tests' tiny model: a script run in a subprocess to make one "
                                                  "artifact for the simulated device",
-    # The conversion worker's files, being changed elsewhere at the time of writing: to move to the registry.
-    ("core/convert/sandbox/launch.py", "LITERT_TORCH_SHOW_PROGRESS"): "pending: an environment variable the "
-                                                                      "sandbox passes (the runtime's to declare)",
-    ("core/convert/worker/construct.py", "/litert_torch/"): "pending: the converter's frames in a traceback (the "
-                                                            "runtime's to declare)",
 }
 
 

@@ -238,12 +238,13 @@ def _stop_adb_server_started_here() -> None:
 
 def _say_what_a_rerun_does(run_dir: Path) -> None:
     """Failures of the environment are retried by a plain rerun; the model's own need --retry-failed."""
+    from nnlite_tui.core.outcomes import StageError
     from nnlite_tui.core.run.unit_faults import is_environmental
     from nnlite_tui.core.store.files import load_snapshot
 
     _, records = load_snapshot(run_dir)
     failed = [r for r in records if r.get("status") == "failed"]
-    env = sum(1 for r in failed if is_environmental(r.get("error")))
+    env = sum(1 for r in failed if is_environmental(StageError.from_dict(r.get("error"))))
     if env:
         click.echo(f"{env} unit(s) failed because of the environment (disk, device offline): rerunning the same "
                    "command retries them", err=True)

@@ -101,6 +101,6 @@ def test_a_wrong_deterministic_part_is_caught(tmp_path, monkeypatch, scale, shif
     monkeypatch.setattr(litert_export.lowering_rewrites, "installed", _wrong_conv(scale, shift))
     with pytest.raises(StageError) as failed:
         convert_one(spec, str(tmp_path / "m.tflite"), get_runtime("litert"))
-    fields = explained(failed.value, spec)
+    fields = explained(failed.value, spec, get_runtime("litert").converter_frames)
     assert fields["stage"] == "validate" and fields["cause"] == "output-mismatch"
     assert caught_by in fields["error_message"]

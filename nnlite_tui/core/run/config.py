@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from nnlite_tui.core.run.artifacts import DEFAULT_KEEP
 from nnlite_tui.core.bench.rounds import DEFAULT_MAX_ROUNDS, DEFAULT_ROUNDS
@@ -16,6 +17,18 @@ from nnlite_tui.core.runtimes.default import DEFAULT_RUNTIME
 DEFAULT_BENCH = asdict(BenchSettings())
 # Result settings that runs stored before they existed do not have: a resume at the default is the same run.
 NEWER_DEFAULTS = {"rounds": DEFAULT_ROUNDS, "weights": "dense", "strict_weights": False}
+
+
+class ResultSettings(TypedDict):
+    """The settings that change what a report measures (RunConfig.result_settings), as stored."""
+
+    bench: Mapping[str, object]  # BenchSettings' fields, less those left unset (see result_settings)
+    nhwc: bool
+    weights: str
+    strict_weights: bool
+    in_shape: list[int] | None
+    num_classes: int | None
+    rounds: int
 
 
 class ConfigMismatch(ValueError):
@@ -60,7 +73,7 @@ class RunConfig:
         if self.rounds < 1 or self.max_rounds < self.rounds:
             raise ValueError(f"--rounds {self.rounds} must be at least 1 and at most --max-rounds {self.max_rounds}")
 
-    def result_settings(self) -> dict[str, Any]:
+    def result_settings(self) -> ResultSettings:
         """Settings that change what a report measures; a resumed run must keep them."""
         return {
             # profile_ops and profile_runs add a separate pass after the timed runs, energy and

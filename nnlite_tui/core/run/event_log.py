@@ -95,7 +95,9 @@ def snapshot_events(run_dir: Path, tail: list[Event]) -> list[Event]:
     recent = tail[starts[-1] + 1:] if starts else tail
     names = tuple(r["name"] for r in records)
     devices = tuple((config or {}).get("devices") or ())
-    first = tail[starts[-1]] if starts else RunStarted(str(run_dir), names, devices, resumed=True)
+    last_start = tail[starts[-1]] if starts else None
+    first = last_start if isinstance(last_start, RunStarted) else RunStarted(str(run_dir), names, devices,
+                                                                              resumed=True)
     events: list[Event] = [RunStarted(first.run_dir, names, first.devices or devices, first.resumed, ts=first.ts)]
     for r in records:
         err = r.get("error")

@@ -3,10 +3,13 @@
 Read top to bottom: `run()` queues the models and starts N conversion threads (one per conversion
 worker process) and one benchmark thread per device. A conversion thread takes a model, calls
 `convert_step` and hands the outcome to `_apply_conversion`; a Converted model travels on as a
-BenchJob (spec + ConversionResult) to its devices' queues. A device thread takes a job, calls
-`bench_step` and hands the outcome to `_apply_benchmark`, which writes the report (through its
-ReportWriter, report_writer.py) and records the device's result; `_device_result` finishes the model once every target device is terminal.
-Steps never touch the store, the queues or the control: only the `_apply_*` methods do.
+BenchJob (spec + ConversionResult) to its devices' queues. A device thread runs the pipeline's
+DeviceWorkers (device_workers.py): it takes a job, times it in rounds (`bench_step`), writes the
+report through the ReportWriter (report_writer.py) and hands the device's result to `device_result`,
+which finishes the model once every target device is terminal. Steps never touch the store, the
+queues or the control: only the pipeline's parts that apply their outcomes do, and a unit's status
+changes only here (`set_status`, `device_result`, `cancelled`, `fail_alone`: the UnitStates the
+device side is given).
 
 A model's record in the store has an overall status and, under "devices", one entry per target
 device ({status, attempts, report, median_ms, error}). Reports are written before the terminal
@@ -20,15 +23,14 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nnlite_tui.core.run.artifacts import DiskGuard, prune_artifact
 from nnlite_tui.core.bench.reference import ReferenceClock
 from nnlite_tui.core.run.config import RunConfig
-from nnlite_tui.core.run.device_work import DeviceWork
+from nnlite_tui.core.run.device_workers import DeviceWorkers
 from nnlite_tui.core.run.control import Control, ControlChannel
 from nnlite_tui.core.convert.converter import Converter
 from nnlite_tui.core.convert.step import Attempt, convert_step
@@ -48,9 +50,13 @@ from nnlite_tui.core.run.unit_faults import run_unit
 from nnlite_tui.core.run_dir import PID_FILE
 from nnlite_tui.core.run.watch import RunWatch
 from nnlite_tui.core.run.scheduling import SHARED, WorkQueue
+from nnlite_tui.core.run.unit_records import DeviceEntry, UnitRecord, unit_record
 from nnlite_tui.core.runtimes import get_runtime
 from nnlite_tui.core.spec import ModelSpec
 from nnlite_tui.core.store import RunStore
+
+if TYPE_CHECKING:
+    from nnlite_tui.core.cluster.session import ClusterSession
 
 
 @dataclass
@@ -61,7 +67,10 @@ class RunOutcome:
     reexec: bool = False
 
 
-class Pipeline(DeviceWork):
+class Pipeline:
+    """One run of the models on the devices: the conversion side, the device side (its DeviceWorkers)
+    and, for both, every change of a unit's state (the UnitStates the device side is given)."""
+
     def __init__(self, cfg: RunConfig, specs: list[ModelSpec], store: RunStore, converter: Converter,
                  devices: list[Device]):
         self.cfg = cfg
@@ -85,8 +94,17 @@ class Pipeline(DeviceWork):
         self.reporter: Reporter = MultiReporter()  # nobody listens before run()
         self.control = Control()
         self.recovery = RecoveryPolicy(cfg, self.reporter, self.control.stop_now, list(self.devices))
-        self.cluster: Any = None  # a Ray session (core.cluster) when the run spans a cluster; its owner shuts it down
+        # The Ray session when the run spans a cluster (core/cluster); its owner shuts it down.
+        self.cluster: ClusterSession | None = None
         self.references = {serial: ReferenceClock(started=time.monotonic()) for serial in self.devices}
+        self.device_workers = self._device_workers()
+
+    def _device_workers(self) -> DeviceWorkers:
+        """The device side, given the run's control, recovery and reference clocks (run() renews them)."""
+        return DeviceWorkers(self.cfg, run_id=self.run_id, store=self.store, devices=self.devices, work=self.work,
+                             control=self.control, recovery=self.recovery, references=self.references,
+                             reports=self.reports, disk=self.disk, isolation=self.isolation,
+                             cache_root=Path(self.converter.cache.root), units=self)
 
     # ----- the run -----
     def _costs_known(self, costs: dict[str, float]) -> None:
@@ -99,18 +117,19 @@ class Pipeline(DeviceWork):
         self.recovery = RecoveryPolicy(self.cfg, reporter, control.stop_now, list(self.devices))
         started = time.monotonic()
         self.references = {serial: ReferenceClock(started=started) for serial in self.devices}
+        self.device_workers = self._device_workers()
         pid_path = self.run_dir / PID_FILE
         pid_path.write_text(str(os.getpid()))
         channel = ControlChannel(self.run_dir)
         channel.skip_existing()
         queued = models_to_do(self.store, list(self.specs.values()), retry_failed=self.cfg.retry_failed,
                               warn=lambda msg: self.emit(Recovery(action="remeasure", target="report", detail=msg)))
-        resumed = len(queued) < len(self.order) or any((self._record(n).get("attempts") or 0) > 0 for n in queued)
+        resumed = len(queued) < len(self.order) or any((self.record(n).get("attempts") or 0) > 0 for n in queued)
         self.emit(RunStarted(run_dir=str(self.run_dir), models=tuple(self.order), devices=tuple(self.devices),
                              resumed=resumed, holds_conversions=self.isolation.method == "pause"
                              and any(d.kind == "host" for d in self.devices.values())))
         for name in self.order:
-            rec = self._record(name)
+            rec = self.record(name)
             self.emit(ModelStatus(model=name, status=rec.get("status", "queued"), attempt=rec.get("attempts", 0),
                                   median_ms=rec.get("median_ms")))
         for name in queued:
@@ -125,8 +144,8 @@ class Pipeline(DeviceWork):
                          kwargs={"stop": control.stop_now}, daemon=True, name="rank-conversions").start()
         threads = [threading.Thread(target=self._guard, args=(self._convert_loop,), name=f"convert-{i}",
                                     daemon=True) for i in range(self.converter.n_workers)]
-        threads += [threading.Thread(target=self._guard, args=(self._device_loop, serial), name=f"device-{serial}",
-                                     daemon=True) for serial in self.devices]
+        threads += [threading.Thread(target=self._guard, args=(self.device_workers.device_loop, serial),
+                                     name=f"device-{serial}", daemon=True) for serial in self.devices]
         for t in threads:
             t.start()
         try:
@@ -166,18 +185,18 @@ class Pipeline(DeviceWork):
                 self.work.release_slot(name)
                 return
             run_unit(name, lambda: self._convert(self.specs[name]), disk=self.disk,
-                     requeue=lambda: self._requeue_unit(name), fail=lambda why: self._fail_alone(name, why))
+                     requeue=lambda: self._requeue_unit(name), fail=lambda why: self.fail_alone(name, why))
 
     def _requeue_unit(self, name: str) -> None:
         """Back to the queue after the disk refused its files, the attempt not counted (unit_faults.py)."""
-        attempts = max(0, int(self._record(name).get("attempts") or 0) - 1)
+        attempts = max(0, (self.record(name).get("attempts") or 0) - 1)
         self.work.release_slot(name)
         self.disk.wait_for_room(self.control.stop_after_current)  # its state can only be saved once there is room
         self.store.transition(name, "queued", attempts=attempts)
         self.emit(ModelStatus(model=name, status="queued", attempt=attempts))
         self.work.requeue(name)
 
-    def _fail_alone(self, name: str, why: str) -> None:
+    def fail_alone(self, name: str, why: str) -> None:
         self._finish(name, "failed", error=StageError(stage="files", type="OSError", message=why))
 
     def _convert(self, spec: ModelSpec) -> None:
@@ -185,9 +204,9 @@ class Pipeline(DeviceWork):
         if self.control.should_skip(name):
             self._finish(name, "skipped")
             return
-        attempt = self._attempt(int(self._record(name).get("attempts", 0)) + 1)
-        self._set_status(name, "converting", attempts=attempt.number, stage="convert")
-        outcome = self._in_flight(name, lambda: convert_step(
+        attempt = self._attempt(self.record(name).get("attempts", 0) + 1)
+        self.set_status(name, "converting", attempts=attempt.number, stage="convert")
+        outcome = self.work.while_in_flight(name, lambda: convert_step(
             spec, self.converter, dest=artifact_path(self.run_dir, name, get_runtime(spec.runtime).suffix),
             log_path=log_path(self.run_dir, name), cancel=self.work.cancel_event(name), emit=self.emit,
             attempt=attempt))
@@ -197,15 +216,15 @@ class Pipeline(DeviceWork):
         name = spec.name
         result = conversion_of(outcome)
         if result is not None:
-            timings = {**(self._record(name).get("timings") or {}), "convert": result.seconds}
+            timings = {**(self.record(name).get("timings") or {}), "convert": result.seconds}
             self.store.update(name, conversion=result.record(), timings=timings, artifact=result.artifact_path)
         if isinstance(outcome, Converted):
-            self._set_status(name, "converted", stage="benchmark")
+            self.set_status(name, "converted", stage="benchmark")
             job = BenchJob(spec, outcome.result)
             for target in self._targets():
                 self.work.put_job(target, job)
         elif isinstance(outcome, Cancelled) or self.control.stop_now.is_set():
-            self._cancelled(name)
+            self.cancelled(name)
         elif isinstance(outcome, Skipped):
             self._finish(name, "skipped", error=outcome.error)
         elif isinstance(outcome, Retry):
@@ -221,9 +240,9 @@ class Pipeline(DeviceWork):
                 self.reports.write(spec, target, conversion=result, bench=None, error=outcome.error)
             self._finish(name, "failed", error=outcome.error)
 
-    def _device_result(self, name: str, key: str, result: dict[str, Any]) -> None:
+    def device_result(self, name: str, key: str, result: DeviceEntry) -> None:
         """Record one device's terminal result for a model; finish the model when all targets are."""
-        per_device = {**(self._record(name).get("devices") or {}), key: result}
+        per_device = {**(self.record(name).get("devices") or {}), key: result}
         self.store.update(name, devices=per_device)
         overall = combine_device_results(self._targets(), per_device, key)
         if overall is not None:
@@ -234,7 +253,7 @@ class Pipeline(DeviceWork):
     def emit(self, event: Event) -> None:
         self.reporter.emit(event)
 
-    def _set_status(self, name: str, status: str, error: StageError | None = None, **fields: Any) -> None:
+    def set_status(self, name: str, status: str, error: StageError | None = None, **fields: Any) -> None:
         if error is not None:
             fields["error"] = error.to_dict()
         elif status == "done":
@@ -246,13 +265,13 @@ class Pipeline(DeviceWork):
                               flags=tuple(rec.get("flags") or ())))
 
     def _finish(self, name: str, status: str, **fields: Any) -> None:
-        self._set_status(name, status, **fields)
-        kept = self._record(name).get("artifact")
+        self.set_status(name, status, **fields)
+        kept = self.record(name).get("artifact")
         if kept and prune_artifact(self.cfg.keep_artifacts, status, Path(kept)):
             self.store.update(name, artifact=None)
         self.work.finish(name)
 
-    def _cancelled(self, name: str) -> None:
+    def cancelled(self, name: str) -> None:
         if self.control.stop_now.is_set():
             self.store.transition(name, "queued")  # not the model's fault: the next run redoes it
             self.emit(ModelStatus(model=name, status="queued"))
@@ -261,8 +280,8 @@ class Pipeline(DeviceWork):
             self._finish(name, "skipped")
 
     # ----- helpers -----
-    def _record(self, name: str) -> dict[str, Any]:
-        return self.store.get(name) or {}
+    def record(self, name: str) -> UnitRecord:
+        return unit_record(self.store, name)
 
     def _targets(self) -> list[str]:
         return [SHARED] if self.cfg.distribute else list(self.devices)
@@ -270,17 +289,7 @@ class Pipeline(DeviceWork):
     def _attempt(self, number: int) -> Attempt:
         return Attempt(number, self.cfg.max_attempts, self.cfg.backoff_s)
 
-    def _in_flight(self, name: str, step: Callable[[], Outcome]) -> Outcome:
-        self.work.started(name)
-        try:
-            return step()
-        finally:
-            self.work.stopped(name)
-
-    def _isolation_for(self, device: Device) -> Callable[[], AbstractContextManager[None]]:
-        return self.isolation.benchmarking if device.kind == "host" else nullcontext
-
-    def _guard(self, fn, *args) -> None:
+    def _guard(self, fn: Callable[..., None], *args: object) -> None:
         try:
             fn(*args)
         except ReexecRequested:
@@ -298,7 +307,7 @@ class Pipeline(DeviceWork):
             device.kill_children()
 
     def _operator_retry(self, name: str) -> None:
-        if name not in self.specs or self._record(name).get("status") not in ("failed", "skipped"):
+        if name not in self.specs or self.record(name).get("status") not in ("failed", "skipped"):
             return
         self.store.update(name, attempts=0, error=None, devices={})
         self.store.transition(name, "queued")
@@ -309,7 +318,7 @@ class Pipeline(DeviceWork):
         """A stopped run leaves units between their rounds: nothing benchmarks them any more, so they are
         `converted` again (their finished rounds wait on disk for the next run)."""
         for name in self.work.open_names():
-            if self._record(name).get("status") == "benchmarking" and name not in self.work.in_flight():
+            if self.record(name).get("status") == "benchmarking" and name not in self.work.in_flight():
                 self.store.transition(name, "converted")
                 self.emit(ModelStatus(model=name, status="converted"))
 

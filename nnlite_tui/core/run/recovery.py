@@ -9,14 +9,26 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypedDict
 
 from nnlite_tui.core.devices.base import Device, DeviceError
 from nnlite_tui.core.events import DeviceState, Event, Recovery, Reporter
 
 LEVELS = ("cool-down", "reconnect", "restart", "re-exec")
 COOLDOWN_POLL_S = 2.0
+
+
+class RoundWait(TypedDict, total=False):
+    """What was waited for before a round (its record's `cooldown`): --cooldown-temp's wait
+    (RecoveryPolicy.wait_for_temperature) and the wait for the thermal baseline (bench/thermal_baseline.py)."""
+
+    threshold_c: float
+    start_c: float | None
+    end_c: float | None
+    waited_s: float
+    reached: bool
+    thermal_baseline: Mapping[str, object]
 
 
 class ReexecRequested(Exception):
@@ -102,7 +114,7 @@ class RecoveryPolicy:
                                severity="info"))
             self._sleep(min(COOLDOWN_POLL_S, left))
 
-    def wait_for_temperature(self, device: Device, max_wait_s: float = 600.0) -> dict[str, Any] | None:
+    def wait_for_temperature(self, device: Device, max_wait_s: float = 600.0) -> RoundWait | None:
         """With --cooldown-temp, wait until the device is cooler than the threshold; what happened."""
         limit = self.cfg.cooldown_temp
         if limit is None:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from nnlite_tui.core.events import TERMINAL
+from nnlite_tui.core.outcomes import StageError
 from nnlite_tui.core.run.unit_faults import is_environmental
 from nnlite_tui.core.results import RunResults
 from nnlite_tui.core.run_dir import REPORTS_DIR, safe_name
@@ -30,7 +31,7 @@ def models_to_do(store: RunStore, specs: list[ModelSpec], *, retry_failed: bool 
         record = store.get(spec.name) or {}
         status = record.get("status", "queued")
         error = record.get("error") or {}
-        if status == "failed" and (retry_failed or is_environmental(error)):
+        if status == "failed" and (retry_failed or is_environmental(StageError.from_dict(error))):
             if not retry_failed:
                 warn(f"{spec.name} failed for want of disk or device ({error.get('message')}); retrying it")
             store.update(spec.name, attempts=0, error=None, devices={})

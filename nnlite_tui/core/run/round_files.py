@@ -35,7 +35,7 @@ def save(run_dir: Path, unit: str, serial: str, backend: str, index: int, result
 def load(run_dir: Path, unit: str, serial: str, backend: str) -> list[tuple[BenchResult, float]]:
     """The unit's finished rounds on the device, in order: (result, started_at). A round file that
     cannot be read is a round not finished (written atomically, it is whole or absent)."""
-    out = []
+    out: list[tuple[BenchResult, float]] = []
     base = folder(run_dir, unit, serial, backend)
     index = 1
     while True:

@@ -2,7 +2,7 @@
 
 Conversions run ahead of the benchmarks through a bounded lookahead: a model holds a slot from
 the start of its conversion until it is terminal (or put back), so at most `slots` converted
-models wait for the devices. The Runner alone calls these methods; they only move names and jobs.
+models wait for the devices. The pipeline's parts alone call these methods; they only move names and jobs.
 
 Conversions are taken costliest first (convert/ranking.py), ties and unmeasured models in the
 order they were queued; the user's order of the models (the console's queue) is not this one.
@@ -20,12 +20,14 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from nnlite_tui.core.convert.ranking import UNKNOWN
 from nnlite_tui.core.outcomes import BenchJob
 
 SHARED = "*"  # the target of a model that any device may take (--distribute)
 WAIT_S = 0.1  # how long next_job waits for a job before it gives the caller its turn again
+T = TypeVar("T")
 
 
 class WorkQueue:
@@ -146,6 +148,14 @@ class WorkQueue:
     def stopped(self, name: str) -> None:
         with self._lock:
             self._active.discard(name)
+
+    def while_in_flight(self, name: str, step: Callable[[], T]) -> T:
+        """`step` with `name` in flight meanwhile (what a stopped run finds in flight, it leaves as it is)."""
+        self.started(name)
+        try:
+            return step()
+        finally:
+            self.stopped(name)
 
     def in_flight(self) -> list[str]:
         with self._lock:

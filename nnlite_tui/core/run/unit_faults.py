@@ -12,8 +12,9 @@ Every other exception is a bug and keeps going to the run's guard (an internal e
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
+from nnlite_tui.core.outcomes import StageError
+from nnlite_tui.core.run.artifacts import DiskGuard
 from nnlite_tui.errors import describe_os_error, disk_cause, environment_cause
 
 # What a rerun does with a unit that failed for want of disk or device: it is retried without --retry-failed.
@@ -21,7 +22,7 @@ ENVIRONMENT_MARKS = ("No space left on device", "Disk quota exceeded", "Read-onl
                      "Input/output error", "DiskFull", "no space left")
 
 
-def run_unit(name: str, step: Callable[[], Any], *, disk, requeue: Callable[[], None],
+def run_unit(name: str, step: Callable[[], object], *, disk: DiskGuard, requeue: Callable[[], None],
              fail: Callable[[str], None]) -> None:
     """Run one unit's step; a refused write pauses the run (then `requeue`) or fails the unit (`fail`)."""
     try:
@@ -38,11 +39,11 @@ def run_unit(name: str, step: Callable[[], Any], *, disk, requeue: Callable[[], 
         fail(f"{name}: its files cannot be written: {describe_os_error(own)}")
 
 
-def is_environmental(error: dict[str, Any] | None) -> bool:
-    """A stored failure whose cause was the disk or a device that went away, not the model."""
-    if not error:
+def is_environmental(error: StageError | None) -> bool:
+    """A failure whose cause was the disk or a device that went away, not the model."""
+    if error is None:
         return False
-    if error.get("stage") in ("device:offline", "device:adb"):  # bench/step.py: the device or adb went away
+    if error.stage in ("device:offline", "device:adb"):  # bench/step.py: the device or adb went away
         return True
-    text = f"{error.get('type')} {error.get('message')}"
+    text = f"{error.type} {error.message}"
     return any(mark in text for mark in ENVIRONMENT_MARKS)

@@ -40,7 +40,7 @@ APP_RUNTIMES: tuple[str, ...] = get_args(AppRuntime)
 REFERENCE_RUNTIME = DEFAULT_RUNTIME
 
 __all__ = ["APP_RUNTIMES", "DEFAULT_RUNTIME", "REFERENCE_RUNTIME", "REGISTRY", "RUNTIMES", "AppEngine", "AppRuntime", "Runtime", "RuntimeUnavailable", "check_available",
-           "get_runtime", "label_of", "parse_runtimes", "runtime_names"]
+           "converter_env_names", "get_runtime", "label_of", "parse_runtimes", "runtime_names"]
 
 
 def runtime_names() -> tuple[str, ...]:
@@ -56,6 +56,11 @@ def get_runtime(name: str) -> Runtime:
     module, _, attr = where.partition(":")
     runtime: Runtime = getattr(importlib.import_module(module), attr)
     return runtime
+
+
+def converter_env_names() -> frozenset[str]:
+    """The environment variables the registered runtimes' converters read (a sandbox passes them in)."""
+    return frozenset(var for name in runtime_names() for var in get_runtime(name).converter_env)
 
 
 def app_engine(name: str) -> AppEngine:

@@ -59,6 +59,12 @@ class Runtime(Protocol):
     format_version: int  # bump when the worker's output for the same inputs changes (cache key)
     library: str  # the distribution that runs its artifacts: its version is a report's runtime_version
     converter: str  # the distribution that makes its artifacts from PyTorch (shown as the converter's version)
+    # The environment variables its converter reads, by exact name: a conversion sandbox passes them in
+    # from the user's environment (convert/sandbox/launch.py), as it does torch's own.
+    converter_env: tuple[str, ...]
+    # Path fragments of its converter's frames in a traceback ("/pkg/"): tracing machinery, passed over
+    # when an export error is blamed on the construct that raised it (convert/worker/construct.py).
+    converter_frames: tuple[str, ...]
 
     # ----- orchestrator -----
     def versions(self) -> dict[str, str]:

@@ -16,6 +16,8 @@ class FakeRt:
     format_version = 1
     library = "fakert"
     converter = "fakert"
+    converter_env: tuple[str, ...] = ()
+    converter_frames: tuple[str, ...] = ()
     app: AppEngine | None = None  # the benchmark app cannot run it: host only
     bench_imports: tuple[str, ...] = ()
 

@@ -19,6 +19,7 @@ from nnlite_tui.core.convert.sandbox.policy import PATH, Launch, SandboxPolicy, 
 from nnlite_tui.core.convert.sandbox.process_cap import ProcessCap
 from nnlite_tui.core.convert.sandbox.sources import Sources, checkpoint_caches, dotted, source_roots
 from nnlite_tui.core.convert.worker.attempt_record import ENV_WRITABLE
+from nnlite_tui.core.runtimes import converter_env_names
 
 # What the worker, torch and the converters read from the environment, by exact name; nothing else of the
 # user's goes in. Not by prefix: TF_VAR_db_password or TORCH_HUB_TOKEN would follow TF_ or TORCH_ into
@@ -29,9 +30,9 @@ PASSED_ENV = frozenset({
     "PYTHONHASHSEED", "PYTHONWARNINGS", "PYTHONUTF8", "PYTHONIOENCODING", "PYTHONFAULTHANDLER",
     "OMP_NUM_THREADS", "OMP_DYNAMIC", "OMP_PROC_BIND", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
     "TF_CPP_MIN_LOG_LEVEL", "TF_CPP_MAX_VLOG_LEVEL", "TF_ENABLE_ONEDNN_OPTS", "TF_NUM_INTEROP_THREADS",
-    "TF_NUM_INTRAOP_THREADS", "XLA_FLAGS", "JAX_PLATFORMS", "LITERT_TORCH_SHOW_PROGRESS",
+    "TF_NUM_INTRAOP_THREADS", "XLA_FLAGS", "JAX_PLATFORMS",
     "TORCH_LOGS", "TORCH_SHOW_CPP_STACKTRACES", "TORCH_CPP_LOG_LEVEL",
-})
+}) | converter_env_names()  # and what each runtime's converter reads (its declaration)
 
 
 ENV_SCRATCH_MB = "NNLITE_SANDBOX_SCRATCH_MB"

@@ -16,11 +16,12 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-# Frames of the tracer and of nnlite's own export plumbing, not of the code being traced.
+# Frames of the tracer and of nnlite's own export plumbing, not of the code being traced (nor are the
+# converter's: its runtime declares where they are, `Runtime.converter_frames`).
 _MACHINERY = re.compile(
     r"/torch/(_dynamo|_export|export|fx|_subclasses|_guards|_prims_common|_refs|_decomp|utils/_python_dispatch|"
     r"utils/_stats|_ops|_library|_higher_order_ops|overrides|_functorch|_meta_registrations|_prims|"
-    r"__init__|_tensor|sym_|_logging|utils/_sympy|utils/_traceback|_compile)|/sympy/|/litert_torch/|"
+    r"__init__|_tensor|sym_|_logging|utils/_sympy|utils/_traceback|_compile)|/sympy/|"
     r"contextlib\.py")
 # nnlite's own export plumbing (the wrapper, the rewrites), by where this package is installed.
 _OWN = str(Path(__file__).resolve().parents[3]) + os.sep
@@ -55,15 +56,18 @@ def _frames(exc: BaseException) -> list[traceback.FrameSummary]:
     return []
 
 
-def blame(exc: BaseException, model_file: str | None) -> tuple[Frame | None, Frame | None]:
-    """(the construct's frame, the model file's deepest frame) of an export error; None where unknown."""
+def blame(exc: BaseException, model_file: str | None,
+          converter_frames: tuple[str, ...]) -> tuple[Frame | None, Frame | None]:
+    """(the construct's frame, the model file's deepest frame) of an export error; None where unknown.
+    Frames whose path holds one of `converter_frames` are the converter's, as the tracer's are."""
     construct = model = None
     for fs in _frames(exc):
         code = (fs.line or linecache.getline(fs.filename, fs.lineno or 0)).strip()
         frame = Frame(fs.filename, fs.lineno or 0, fs.name, code)
         if model_file and fs.filename == model_file:
             model = frame
-        if not (_MACHINERY.search(fs.filename) or fs.filename.startswith(_OWN)):
+        if not (_MACHINERY.search(fs.filename) or fs.filename.startswith(_OWN)
+                or any(part in fs.filename for part in converter_frames)):
             construct = frame
     return construct, model
 

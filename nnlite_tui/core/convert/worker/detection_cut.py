@@ -114,7 +114,8 @@ def convert_cut(whole: Exception, spec, out_path: str, runtime, nhwc: bool, max_
     from nnlite_tui.core.convert.worker.errors import StageError, explained, first_line
     from nnlite_tui.core.convert.worker.model import prepare
 
-    if not isinstance(whole, StageError) or not _post_processing_failure(explained(whole, spec)):
+    frames = runtime.converter_frames
+    if not isinstance(whole, StageError) or not _post_processing_failure(explained(whole, spec, frames)):
         raise whole
     noted: dict[str, Any] = {}
 
@@ -122,7 +123,7 @@ def convert_cut(whole: Exception, spec, out_path: str, runtime, nhwc: bool, max_
         wrapped = cut(model)
         if wrapped is None:
             raise LookupError("no backbone and head to cut the model at")
-        noted.update(record(model, f"{whole.stage}: {explained(whole, spec)['error_message']}"))
+        noted.update(record(model, f"{whole.stage}: {explained(whole, spec, frames)['error_message']}"))
         return wrapped
 
     try:

@@ -50,9 +50,10 @@ class SamplesAtInference(RuntimeError):
     """Two eager runs on the same input differ: the model draws random numbers when it runs."""
 
 
-def _guard(exc: BaseException, spec: ModelSpec) -> tuple[str, dict[str, Any]] | None:
+def _guard(exc: BaseException, spec: ModelSpec,
+           converter_frames: tuple[str, ...]) -> tuple[str, dict[str, Any]] | None:
     """("the guard on data is `code` at file:line, reached from ...", the frames) for a data-dependent error."""
-    found, model = construct.blame(exc, spec.file)
+    found, model = construct.blame(exc, spec.file, converter_frames)
     text = construct.describe(found, model)
     if text is None:
         return None
@@ -60,8 +61,9 @@ def _guard(exc: BaseException, spec: ModelSpec) -> tuple[str, dict[str, Any]] | 
     return f"the guard on data is {text}", frames
 
 
-def explained(err: StageError, spec: ModelSpec) -> dict[str, Any]:
-    """The error fields, with the plain reason when the cause is known (and the original kept)."""
+def explained(err: StageError, spec: ModelSpec, converter_frames: tuple[str, ...]) -> dict[str, Any]:
+    """The error fields, with the plain reason when the cause is known (and the original kept);
+    `converter_frames`: where the unit's converter's frames are (its runtime's declaration)."""
     stage, exc = err.stage, err.exc
     fields = error_fields(stage, exc)
     better = torchvision_compat.explain(exc) or (offline.explain(exc) if stage != "validate" else None)
@@ -76,7 +78,7 @@ def explained(err: StageError, spec: ModelSpec) -> dict[str, Any]:
     fields["task"] = task_inputs.task_of(spec)
     fields["cause"] = classify(fields)
     reason = task_inputs.export_reason(fields["task"], fields["cause"]) if stage in ("export", "lower") else None
-    guard = _guard(exc, spec) if fields["cause"] == "data-dependent" else None
+    guard = _guard(exc, spec, converter_frames) if fields["cause"] == "data-dependent" else None
     if guard:
         fields["construct"] = guard[1]
     if reason or guard:

@@ -66,7 +66,7 @@ def handle_job(job: dict[str, Any]) -> dict[str, Any]:
         except StageError as err:
             print(f"[nnlite] {err.stage} failed: {first_line(str(err.exc))}", file=sys.stderr)
             traceback.print_exception(err.exc)
-            result = explained(err, spec)
+            result = explained(err, spec, runtime.converter_frames)
         except MemoryError as exc:
             result = error_fields("out-of-memory", exc)
     result["seconds"] = time.perf_counter() - t0

@@ -56,6 +56,8 @@ class ExecuTorch:
     format_version = FORMAT_VERSION
     library = "executorch"
     converter = "executorch"
+    converter_env: tuple[str, ...] = ()
+    converter_frames: tuple[str, ...] = ()
     app: AppEngine | None = APP_ENGINE
     # The benchmark process needs only the C++ binding (0.01 s after torch), never executorch.exir (8 s).
     bench_imports: tuple[str, ...] = ("numpy", "torch", "executorch.extension.pybindings._C",

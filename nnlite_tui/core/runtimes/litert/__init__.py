@@ -41,6 +41,8 @@ class LiteRt:
     format_version = FORMAT_VERSION
     library = "ai-edge-litert"  # whose version is a report's runtime_version
     converter = "litert-torch"
+    converter_env: tuple[str, ...] = ("LITERT_TORCH_SHOW_PROGRESS",)
+    converter_frames: tuple[str, ...] = ("/litert_torch/",)
     # The app's LiteRT engine (android-app/PROTOCOL.md sections 3a, 9e).
     app: AppEngine | None = AppEngine(
         backends=("cpu", "xnnpack", "gpu", "nnapi"), fixed_delegates=False,

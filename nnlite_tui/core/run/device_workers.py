@@ -8,78 +8,80 @@ one result and the unit's report is written. Finished rounds are kept on disk (r
 run killed between rounds resumes with them. Between units, a device whose reference is due times it
 (bench/reference.py) and the figure goes to the events.
 
-This is a part of the Pipeline class (run/pipeline.py), kept in its own module by concern: it reads
-the Pipeline's queues, store and control, and applies outcomes only through its methods.
+The Pipeline (run/pipeline.py) holds one DeviceWorkers and runs its `device_loop` in each device's
+thread. It reads the run's queues, store and control, and changes a unit's state only through the
+Pipeline (UnitStates below).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from nnlite_tui.core.bench import reference as ref
 from nnlite_tui.core.bench import reference_record
+from nnlite_tui.core.bench.isolation import HostIsolation
+from nnlite_tui.core.bench.reference import ReferenceClock
 from nnlite_tui.core.bench.rounds import ROUND_GAP_S, combine, judge, per_round, round_of
 from nnlite_tui.core.bench.step import bench_step
 from nnlite_tui.core.bench.thermal_baseline import Baseline
-from nnlite_tui.core.devices.base import DeviceError
-from nnlite_tui.core.events import TERMINAL, DeviceState, RoundFinished, Recovery, ReferenceTimed
-from nnlite_tui.core.outcomes import Artifact, Benchmarked, BenchJob, BenchResult, Cancelled, Failed, Retry
+from nnlite_tui.core.convert.step import Attempt
+from nnlite_tui.core.devices.base import Device, DeviceError
+from nnlite_tui.core.events import TERMINAL, DeviceState, Event, RoundFinished, Recovery, ReferenceTimed
+from nnlite_tui.core.outcomes import (Artifact, Benchmarked, BenchJob, BenchResult, Cancelled, Failed, Outcome, Retry,
+                                      StageError)
 from nnlite_tui.core.run import round_files
-from nnlite_tui.core.run.scheduling import SHARED
+from nnlite_tui.core.run.artifacts import DiskGuard
+from nnlite_tui.core.run.config import RunConfig
+from nnlite_tui.core.run.control import Control
+from nnlite_tui.core.run.recovery import RecoveryPolicy, RoundWait
+from nnlite_tui.core.run.report_writer import ReportWriter
+from nnlite_tui.core.run.scheduling import SHARED, WorkQueue
 from nnlite_tui.core.run.unit_faults import run_unit
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
-    from contextlib import AbstractContextManager
-    from pathlib import Path
-
-    from nnlite_tui.core.bench.reference import ReferenceClock
-    from nnlite_tui.core.convert.converter import Converter
-    from nnlite_tui.core.convert.step import Attempt
-    from nnlite_tui.core.devices.base import Device
-    from nnlite_tui.core.events import Event
-    from nnlite_tui.core.outcomes import Outcome, StageError
-    from nnlite_tui.core.run.artifacts import DiskGuard
-    from nnlite_tui.core.run.config import RunConfig
-    from nnlite_tui.core.run.control import Control
-    from nnlite_tui.core.run.recovery import RecoveryPolicy
-    from nnlite_tui.core.run.report_writer import ReportWriter
-    from nnlite_tui.core.run.scheduling import WorkQueue
-    from nnlite_tui.core.store import RunStore
+from nnlite_tui.core.run.unit_records import DeviceEntry, UnitRecord, stored
+from nnlite_tui.core.store import RunStore
 
 
-class DeviceWork:
-    """Mixed into Pipeline: the device threads' loop, rounds and reference runs."""
+class UnitStates(Protocol):
+    """What the device side asks of the Pipeline, the one place a unit's state changes."""
 
-    if TYPE_CHECKING:  # what it uses of the Pipeline it is mixed into (the type checker holds both to it)
-        cfg: RunConfig
-        run_dir: Path
-        run_id: str
-        store: RunStore
-        devices: dict[str, Device]
-        work: WorkQueue
-        control: Control
-        recovery: RecoveryPolicy
-        references: dict[str, ReferenceClock]
-        reports: ReportWriter
-        disk: DiskGuard
-        converter: Converter
+    def emit(self, event: Event) -> None: ...
 
-        def emit(self, event: Event) -> None: ...
-        def _record(self, name: str) -> dict[str, Any]: ...
-        def _attempt(self, number: int) -> Attempt: ...
-        def _device_result(self, name: str, key: str, result: dict[str, Any]) -> None: ...
-        def _set_status(self, name: str, status: str, error: StageError | None = None, **fields: Any) -> None: ...
-        def _cancelled(self, name: str) -> None: ...
-        def _in_flight(self, name: str, step: Callable[[], Outcome]) -> Outcome: ...
-        def _isolation_for(self, device: Device) -> Callable[[], AbstractContextManager[None]]: ...
-        def _fail_alone(self, name: str, why: str) -> None: ...
+    def record(self, name: str) -> UnitRecord: ...
+
+    def set_status(self, name: str, status: str, error: StageError | None = None, **fields: Any) -> None: ...
+
+    def device_result(self, name: str, key: str, result: DeviceEntry) -> None:
+        """One device's terminal result for the unit; the unit is finished once all its targets are."""
+
+    def cancelled(self, name: str) -> None:
+        """Stopped in flight: queued again on a stop now, else skipped."""
+
+    def fail_alone(self, name: str, why: str) -> None:
+        """The unit fails for a file it could not write (unit_faults.py), the run goes on."""
+
+
+class DeviceWorkers:
+    """The device threads' loop, rounds and reference runs."""
+
+    def __init__(self, cfg: RunConfig, *, run_id: str, store: RunStore, devices: Mapping[str, Device],
+                 work: WorkQueue, control: Control, recovery: RecoveryPolicy,
+                 references: Mapping[str, ReferenceClock], reports: ReportWriter, disk: DiskGuard,
+                 isolation: HostIsolation, cache_root: Path, units: UnitStates) -> None:
+        self.cfg, self.run_id, self.run_dir = cfg, run_id, Path(cfg.out)
+        self.store, self.devices, self.work, self.control = store, devices, work, control
+        self.recovery, self.references, self.reports, self.disk = recovery, references, reports, disk
+        self.isolation, self.cache_root, self.units = isolation, cache_root, units
+        self.emit = units.emit
+        self.thermal_baselines: dict[str, Baseline] = {}  # per device, taken before its first round
 
     # ----- the loop -----
-    def _device_loop(self, serial: str) -> None:
+    def device_loop(self, serial: str) -> None:
+        """The device's thread: take its jobs until the run is done or stopped."""
         control = self.control
         device = self.devices[serial]
         self.recovery.prepare_device(device)
@@ -98,7 +100,8 @@ class DeviceWork:
             if self.references[serial].due(time.monotonic()):
                 self._time_reference(device)
             run_unit(job.name, lambda: self._benchmark(device, job), disk=self.disk,
-                     requeue=lambda: self._requeue_job(serial, job), fail=lambda why: self._fail_alone(job.name, why))
+                     requeue=lambda: self._requeue_job(serial, job),
+                     fail=lambda why: self.units.fail_alone(job.name, why))
 
     def _requeue_job(self, serial: str, job: BenchJob) -> None:
         """The round again once the disk takes writes (unit_faults.py)."""
@@ -112,27 +115,27 @@ class DeviceWork:
         cancel = self.work.cancel_event(name)
         if self.control.should_skip(name) or cancel.is_set():
             if not self.control.stop_now.is_set():
-                self._device_result(name, key, {"status": "skipped", "device": device.serial})
+                self.units.device_result(name, key, {"status": "skipped", "device": device.serial})
             return
-        per_device = dict(self._record(name).get("devices") or {})
-        previous = dict(per_device.get(key) or {})
+        per_device = dict(self.units.record(name).get("devices") or {})
+        previous: DeviceEntry = per_device.get(key) or {}
         if previous.get("status") in TERMINAL:
             # Finished on this device before a kill: its report stands; the model may still need
             # its other devices, or only the terminal transition the kill cut off.
-            self._device_result(name, key, previous)
+            self.units.device_result(name, key, previous)
             return
         done = round_files.load(self.run_dir, name, device.serial, self.cfg.bench.backend)
         index = len(done) + 1
-        attempt = self._attempt(int(previous.get("attempts", 0)) + 1)
+        attempt = self._attempt(previous.get("attempts", 0) + 1)
         per_device[key] = {**previous, "status": "benchmarking", "attempts": attempt.number, "device": device.serial,
                            "round": index}
         self.store.update(name, devices=per_device)
-        self._set_status(name, "benchmarking", device=device.serial, stage="benchmark")
+        self.units.set_status(name, "benchmarking", device=device.serial, stage="benchmark")
         started_at = time.time()
         settings = per_round(self.cfg.bench, self.cfg.rounds)
         if index > 1:  # one profiled pass and one pair of energy windows per unit: after its first round
             settings = replace(settings, profile_ops=None, energy=False)
-        outcome = self._in_flight(name, lambda: bench_step(
+        outcome = self.work.while_in_flight(name, lambda: bench_step(
             job, device, settings=settings, run_id=self.run_id, cancel=cancel,
             emit=self.emit, attempt=attempt, isolate=self._isolation_for(device),
             before_benchmark=self._before_round))
@@ -142,14 +145,13 @@ class DeviceWork:
         else:
             self._apply_benchmark(job, device, key, attempt, outcome)
 
-    def _before_round(self, device: Device) -> dict[str, Any] | None:
+    def _before_round(self, device: Device) -> RoundWait | None:
         """--cooldown-temp's wait, then (phones) the wait until the device is back at the session's thermal
         baseline (bench/thermal_baseline.py); what both found goes into the round's record."""
         cooldown = self.recovery.wait_for_temperature(device)
-        baselines = self.__dict__.setdefault("_thermal_baselines", {})
-        if device.serial not in baselines:
-            baselines[device.serial] = Baseline.of(device)
-        thermal = baselines[device.serial].wait(device, self.control.stop_now)
+        if device.serial not in self.thermal_baselines:
+            self.thermal_baselines[device.serial] = Baseline.of(device)
+        thermal = self.thermal_baselines[device.serial].wait(device, self.control.stop_now)
         return cooldown if thermal is None else {**(cooldown or {}), "thermal_baseline": thermal}
 
     def _after_round(self, job: BenchJob, device: Device, key: str, done: list[tuple[BenchResult, float]]) -> None:
@@ -166,7 +168,7 @@ class DeviceWork:
         self.emit(RoundFinished(model=name, device=serial, round=index, rounds=max(target, index),
                                 median_ms=rounds[-1].median_ns / 1e6, seconds=result.seconds))
         if index < target:
-            per_device = dict(self._record(name).get("devices") or {})
+            per_device = dict(self.units.record(name).get("devices") or {})
             per_device[key] = {**per_device.get(key, {}), "status": "benchmarking", "attempts": 0, "device": serial,
                                "round": index, "rounds": target,
                                "round_medians_ms": [r.median_ns / 1e6 for r in rounds]}
@@ -174,7 +176,7 @@ class DeviceWork:
             # Behind the other units' rounds, and not before ROUND_GAP_S: drift shows between rounds.
             self.work.put_job(serial, job, ready_at=time.monotonic() + ROUND_GAP_S)
             return
-        between = reference_record.between_session(self._cache_root(), serial)
+        between = reference_record.between_session(self.cache_root, serial)
         self._apply_benchmark(job, device, key, self._attempt(1),
                               Benchmarked(combine(rounds, [r for r, _ in done], between)))
 
@@ -186,16 +188,16 @@ class DeviceWork:
             bench = outcome.result
             path = self.reports.write(job.spec, serial, conversion=job.conversion, bench=bench, error=None,
                                       device_info=bench.device_info)
-            self._device_result(name, key, {
+            self.units.device_result(name, key, {
                 "status": "done" if bench.valid else "failed", "attempts": attempt.number, "report": str(path),
-                "median_ms": bench.median_ms, "error": bench.error.to_dict() if bench.error else None,
+                "median_ms": bench.median_ms, "error": stored(bench.error) if bench.error else None,
                 "device": serial, "flags": bench.flags})
             round_files.remove(self.run_dir, name, serial, self.cfg.bench.backend)
         elif isinstance(outcome, Cancelled) or self.control.stop_now.is_set():
             if self.control.stop_now.is_set():
-                self._cancelled(name)
+                self.units.cancelled(name)
             else:
-                self._device_result(name, key, {"status": "skipped", "device": serial})
+                self.units.device_result(name, key, {"status": "skipped", "device": serial})
         elif isinstance(outcome, Retry):
             self.emit(Recovery(action="retry", target=f"{name}@{serial}",
                                detail=f"{outcome.error.message} (attempt {attempt.number} of {attempt.max_attempts})"))
@@ -208,15 +210,15 @@ class DeviceWork:
                                detail=f"{outcome.error.message} after {attempt.number} attempt(s)"))
             path = self.reports.write(job.spec, serial, conversion=job.conversion, bench=None, error=outcome.error,
                                       device_info=outcome.device_info)
-            self._device_result(name, key, {"status": "failed", "attempts": attempt.number, "report": str(path),
-                                            "error": outcome.error.to_dict(), "device": serial})
+            self.units.device_result(name, key, {"status": "failed", "attempts": attempt.number, "report": str(path),
+                                            "error": stored(outcome.error), "device": serial})
             round_files.remove(self.run_dir, name, serial, self.cfg.bench.backend)
             if outcome.fault is not None:
                 self.recovery.device_fault(device, outcome.fault)
 
     def _rounds_started(self, name: str, key: str) -> bool:
         """Whether a unit has finished rounds on the device it is on (its later rounds stay there)."""
-        return int(((self._record(name).get("devices") or {}).get(key) or {}).get("round") or 1) > 1
+        return int(((self.units.record(name).get("devices") or {}).get(key) or {}).get("round") or 1) > 1
 
     # ----- the reference workloads -----
     def _time_reference(self, device: Device) -> None:
@@ -240,7 +242,7 @@ class DeviceWork:
         cost = time.monotonic() - started
         clock.record(time.monotonic(), cost, None, None)
         try:
-            reference_record.keep(self.run_dir, self._cache_root(), serial, self.run_id, clock)
+            reference_record.keep(self.run_dir, self.cache_root, serial, self.run_id, clock)
         except (OSError, ValueError) as exc:
             details.append(f"not kept: {exc}")
         ms = (lambda name: figures[name] / 1e6 if name in figures else None)
@@ -250,11 +252,10 @@ class DeviceWork:
 
     def _time_one_reference(self, device: Device, reference: ref.Reference) -> tuple[float | None, str]:
         try:
-            artifact = Artifact(str(reference.artifact(self._cache_root())), ref.REFERENCE_RUNTIME)
+            artifact = Artifact(str(reference.artifact(self.cache_root)), ref.REFERENCE_RUNTIME)
             device.ready_for_benchmark(self.control.stop_now)
             with self._isolation_for(device)():
-                block: dict[str, Any] = device.benchmark(artifact, reference.settings, self.run_id,
-                                                         self.control.stop_now)
+                block = device.benchmark(artifact, reference.settings, self.run_id, self.control.stop_now)
         except DeviceError as err:
             return None, f"device: {err}"
         except (OSError, RuntimeError) as err:  # the memory reference could not be written
@@ -263,5 +264,10 @@ class DeviceWork:
             return float(block["stats"]["median_ns"]), ""
         return None, f"{block.get('error_stage')}: {block.get('error_message')}"
 
-    def _cache_root(self) -> Path:
-        return Path(self.converter.cache.root)
+    # ----- helpers -----
+    def _attempt(self, number: int) -> Attempt:
+        return Attempt(number, self.cfg.max_attempts, self.cfg.backoff_s)
+
+    def _isolation_for(self, device: Device) -> Callable[[], AbstractContextManager[None]]:
+        """The host's benchmarks run apart from the conversions (bench/isolation.py); a phone's need nothing."""
+        return self.isolation.benchmarking if device.kind == "host" else nullcontext
