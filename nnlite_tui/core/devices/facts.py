@@ -3,8 +3,9 @@ block), its live state (`snapshot()`, a report's `state_before`/`state_after`), 
 `nnlite devices` and the cluster list.
 
 TypedDicts rather than dataclasses: these are JSON, written into reports and sent between nodes,
-and read back by key; the keys are the ones the reports have always had. Every key is optional
-(total=False): a device that could not be read gives the keys it has, and `error`.
+and read back by key; the keys are the ones the reports have always had. A device's facts and state
+have every key optional (total=False): a device that could not be read gives the keys it has, and
+`error`.
 """
 
 from __future__ import annotations
