@@ -15,7 +15,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import ray
 
@@ -26,7 +26,16 @@ from nnlite_tui.core.runtimes import DEFAULT_RUNTIME, get_runtime
 from nnlite_tui.core.spec import ModelSpec
 
 
-@ray.remote(num_cpus=1, max_concurrency=4)  # convert() in one thread; cancel/pause/where meanwhile
+class Placement(TypedDict):
+    """Where a conversion actor runs, and its default runtime's versions there."""
+
+    node_id: str
+    node: str
+    versions: dict[str, str]
+
+
+# convert() in one thread; cancel/pause/where meanwhile. Ray's stubs lack the actor options.
+@ray.remote(num_cpus=1, max_concurrency=4)  # type: ignore[call-overload]
 class ConvertActor:
     def __init__(self, options: ConvertOptions):
         self.scratch = Path(tempfile.mkdtemp(prefix="nnlite-convert-"))
@@ -34,7 +43,7 @@ class ConvertActor:
         self.converter = Converter(opts, log_dir=self.scratch, n_workers=1)
         self._cancel = threading.Event()
 
-    def where(self) -> dict[str, Any]:
+    def where(self) -> Placement:
         return {"node_id": ray.get_runtime_context().get_node_id(), "node": session.node_name(),
                 "versions": get_runtime(DEFAULT_RUNTIME).versions()}
 

@@ -15,14 +15,13 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
-
 import ray
 
 from nnlite_tui.core.outcomes import Artifact
 from nnlite_tui.core.bench.settings import BenchSettings
 from nnlite_tui.core.cluster import session, transfer
-from nnlite_tui.core.devices.base import DeviceError
+from nnlite_tui.core.devices.base import BenchBlock, Device, DeviceError
+from nnlite_tui.core.devices.facts import DeviceInfo, DeviceRow, DeviceSnapshot, NodeDevices
 from nnlite_tui.core.events import Event, RecordingReporter
 
 
@@ -34,11 +33,11 @@ def resource_name(node: str, serial: str) -> str:
 class DeviceService:
     """What one node has: its name, its adb devices and its host."""
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> NodeDevices:
         from nnlite_tui.core.devices.local import host_info
 
         host = host_info()
-        rows = [{"serial": "host", "kind": "host", "state": "device", "model": host.get("model"),
+        rows: list[DeviceRow] = [{"serial": "host", "kind": "host", "state": "device", "model": host.get("model"),
                  "android": None, "abi": host.get("abi")}]
         notes = []
         try:
@@ -53,12 +52,14 @@ class DeviceService:
                 "devices": rows, "notes": notes}
 
 
-@ray.remote(num_cpus=0, max_concurrency=4)
+# Ray's stubs lack the actor options.
+@ray.remote(num_cpus=0, max_concurrency=4)  # type: ignore[call-overload]
 class DeviceActor:
     def __init__(self, serial: str, apk: bytes | None = None, apk_name: str = "app.apk"):
         self.scratch = Path(tempfile.mkdtemp(prefix="nnlite-device-"))
         self._lock = threading.Lock()
         self._cancel = threading.Event()
+        self.device: Device
         if serial == "host":
             from nnlite_tui.core.devices.local import LocalDevice
 
@@ -82,16 +83,16 @@ class DeviceActor:
             self.device.prepare(reporter)
         return reporter.events
 
-    def info(self) -> dict[str, Any]:
+    def info(self) -> DeviceInfo:
         with self._lock:
             return self.device.info()
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> DeviceSnapshot:
         with self._lock:
             return self.device.snapshot()
 
     def benchmark(self, chunks: list, runtime: str, suffix: str, settings: BenchSettings,
-                  run_id: str, input_ranges: tuple = ()) -> tuple[dict[str, Any], float]:
+                  run_id: str, input_ranges: tuple = ()) -> tuple[BenchBlock, float]:
         """The result block, and the seconds the device itself took (the cluster's cost is the rest)."""
         with self._lock:
             self._cancel.clear()

@@ -43,7 +43,8 @@ class _Slot:
         self._start()
 
     def _start(self) -> None:
-        self.actor = ConvertActor.remote(self.options)
+        # A class that ray.remote decorates is an ActorClass; mypy keeps the class's own type.
+        self.actor = ConvertActor.remote(self.options)  # type: ignore[attr-defined]
         self.placed = self.actor.where.remote()
         self.node_id: str | None = None
 

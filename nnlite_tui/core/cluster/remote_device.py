@@ -14,7 +14,6 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
@@ -25,8 +24,9 @@ from nnlite_tui.core.cluster import transfer
 from nnlite_tui.core.cluster.device_actor import DeviceActor, DeviceService, resource_name
 from nnlite_tui.core.cluster.session import alive_nodes
 from nnlite_tui.core.devices.adb_analytics import unread_snapshot
-from nnlite_tui.core.devices.base import Device, DeviceError, DeviceSpecError
-from nnlite_tui.core.events import Event, Reporter
+from nnlite_tui.core.devices.base import BenchBlock, Device, DeviceError, DeviceSpecError
+from nnlite_tui.core.devices.facts import DeviceInfo, DeviceSnapshot, NodeDevices
+from nnlite_tui.core.events import DeviceState, Event, Recovery, ReferenceTimed, Reporter
 
 POLL_S = 0.2
 CALL_TIMEOUT_S = 120.0
@@ -37,12 +37,14 @@ def _on_node(node_id: str) -> NodeAffinitySchedulingStrategy:
     return NodeAffinitySchedulingStrategy(node_id=node_id, soft=False)
 
 
-def list_nodes(timeout_s: float = 60.0) -> list[dict[str, Any]]:
+def list_nodes(timeout_s: float = 60.0) -> list[NodeDevices]:
     """Every live node's description (DeviceService.describe), names made unique, by name."""
     nodes = [n for n in alive_nodes() if n.get("Resources")]
-    services = [DeviceService.options(scheduling_strategy=_on_node(n["NodeID"])).remote() for n in nodes]
+    # A class that ray.remote decorates is an ActorClass; mypy keeps the class's own type.
+    services = [DeviceService.options(  # type: ignore[attr-defined]
+                scheduling_strategy=_on_node(n["NodeID"])).remote() for n in nodes]
     try:
-        described = ray.get([s.describe.remote() for s in services], timeout=timeout_s)
+        described: list[NodeDevices] = ray.get([s.describe.remote() for s in services], timeout=timeout_s)
     finally:
         for s in services:
             ray.kill(s)
@@ -62,7 +64,7 @@ class RemoteDevice:
         self.kind = kind
         self._apk = apk
         self._resources = resources or {}
-        self._info: dict[str, Any] | None = None
+        self._info: DeviceInfo | None = None
         self.gone = False
         self.last_overhead_s: float | None = None  # the last benchmark's wall time not spent on the device
         self._cancel_lock = threading.Lock()
@@ -74,7 +76,7 @@ class RemoteDevice:
     def _make_actor(self):
         apk = Path(self._apk).read_bytes() if self._apk else None
         name = resource_name(self.node, self.node_serial)
-        options: dict[str, Any] = {"scheduling_strategy": _on_node(self.node_id), "max_restarts": 0}
+        options: dict[str, object] = {"scheduling_strategy": _on_node(self.node_id), "max_restarts": 0}
         if name in self._resources:
             options["resources"] = {name: 1}
         return DeviceActor.options(**options).remote(self.node_serial, apk, Path(self._apk or "app.apk").name)
@@ -104,25 +106,26 @@ class RemoteDevice:
 
     def _replay(self, events: list[Event], reporter: Reporter) -> None:
         for event in events:
-            for field in ("serial", "target"):
-                if getattr(event, field, None) == self.node_serial:
-                    event = dataclasses.replace(event, **{field: self.serial})
+            if isinstance(event, (DeviceState, ReferenceTimed)) and event.serial == self.node_serial:
+                event = dataclasses.replace(event, serial=self.serial)
+            elif isinstance(event, Recovery) and event.target == self.node_serial:
+                event = dataclasses.replace(event, target=self.serial)
             reporter.emit(event)
 
     # ----- Device protocol -----
     def prepare(self, reporter: Reporter) -> None:
         self._replay(self._call(self.actor.prepare.remote(), timeout=None), reporter)
 
-    def info(self) -> dict[str, Any]:
+    def info(self) -> DeviceInfo:
         try:
-            info = self._call(self.actor.info.remote())
+            info: DeviceInfo = self._call(self.actor.info.remote())
         except DeviceError as err:  # info() never raises: the report names the device and says why
             return {**(self._info or {"kind": self.kind}), "serial": self.serial, "node": self.node,
                     "error": str(err)}
         self._info = {**info, "serial": self.serial, "node": self.node, "node_serial": info.get("serial")}
         return self._info
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> DeviceSnapshot:
         try:
             return self._call(self.actor.snapshot.remote())
         except DeviceError as err:
@@ -130,7 +133,7 @@ class RemoteDevice:
 
     def benchmark(self, artifact: Artifact, settings: BenchSettings, run_id: str,
                   cancel: threading.Event | None = None,
-                  progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+                  progress: Callable[[str], None] | None = None) -> BenchBlock:
         """`progress` is not used: the device's phases stay on its node (its result still carries them)."""
         if self.gone:
             self._call(None)  # raises: the node is gone

@@ -15,14 +15,14 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
 
 from nnlite_tui.core.outcomes import Artifact
 from nnlite_tui.core.bench.settings import BenchSettings
 from nnlite_tui.core.devices import adb_analytics, adb_app, adb_boot, adb_link
 from nnlite_tui.core.devices.adb_app import Timeouts
 from nnlite_tui.core.devices.adb_link import Link
-from nnlite_tui.core.devices.base import DeviceError
+from nnlite_tui.core.devices.base import BenchBlock, DeviceError
+from nnlite_tui.core.devices.facts import AppStatus, DeviceInfo, DeviceRow, DeviceSnapshot, Transport
 from nnlite_tui.core.events import DeviceState, Recovery, Reporter
 from nnlite_tui.core.progress import phase_line
 
@@ -43,8 +43,8 @@ class AdbDevice:
         self.reconnect_timeout_s = reconnect_timeout_s
         self.link = Link(serial, shell_timeout_s=self.timeouts.shell_s)
         self.kind = kind or ("emulator" if serial.startswith("emulator-") else "phone")
-        self.app: dict[str, Any] | None = None  # what ensure_app did, once per prepare
-        self._info: dict[str, Any] | None = None
+        self.app: AppStatus | None = None  # what ensure_app did, once per prepare
+        self._info: DeviceInfo | None = None
         self._closed = threading.Event()
         # Set once recovery reached the last level this device owns (recover(2)); cleared by a good
         # benchmark. While set, faults are not retried: a device that still fails after reconnect and
@@ -78,7 +78,7 @@ class AdbDevice:
     def _alive(self) -> str | None:
         return None  # a phone's or a foreign emulator's process is not ours to watch
 
-    def _facts(self) -> dict[str, Any]:
+    def _facts(self) -> DeviceInfo:
         """The device's static facts, read once; DeviceError if the device cannot be read."""
         if self._info is None:
             info = adb_analytics.device_facts(self.link, self.kind)
@@ -90,7 +90,7 @@ class AdbDevice:
     # info() and snapshot() never raise: the pipeline calls them outside its DeviceError handling
     # (before/after a benchmark, and for the report of a failure), and a device that dropped there
     # must make a report that says so, not stop the run. Unread values are None, with the error.
-    def info(self) -> dict[str, Any]:
+    def info(self) -> DeviceInfo:
         try:
             return {**self._facts(), "app": self.app}
         except DeviceError as err:
@@ -98,7 +98,7 @@ class AdbDevice:
                     "os_version": None, "sdk": None, "abi": None, "soc": None, "emulator": None, "cpu": None,
                     "app": self.app, "error": str(err)}
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> DeviceSnapshot:
         try:
             facts = self._facts()
             return adb_analytics.device_snapshot(self.link, facts["thermal_zones"], facts["cpus"])
@@ -107,7 +107,7 @@ class AdbDevice:
 
     def benchmark(self, artifact: Artifact, settings: BenchSettings, run_id: str,
                   cancel: threading.Event | None = None,
-                  progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+                  progress: Callable[[str], None] | None = None) -> BenchBlock:
         if progress is not None:  # the app times on the device: what the host knows is the budget it was given
             progress(phase_line("on_device", 0.0, runs=settings.runs, min_s=settings.min_seconds,
                                 max_runs=settings.max_runs, max_s=settings.max_seconds))
@@ -176,7 +176,7 @@ class AdbDevice:
 
 
 # ----- discovery -----
-def attached() -> list[dict[str, Any]]:
+def attached() -> list[Transport]:
     """Devices the adb server lists (starting a server if none runs), with state.
 
     A server younger than FRESH_SERVER_S that lists nothing is asked again until it is that old: it
@@ -192,10 +192,10 @@ def attached() -> list[dict[str, Any]]:
     return listed
 
 
-def describe(serial: str, state: str) -> dict[str, Any]:
+def describe(serial: str, state: str) -> DeviceRow:
     """One row for `nnlite devices`: serial, kind, state, model, Android version, ABI."""
-    row = {"serial": serial, "kind": "emulator" if serial.startswith("emulator-") else "phone", "state": state,
-           "model": None, "android": None, "abi": None, "emulator": None}
+    row: DeviceRow = {"serial": serial, "kind": "emulator" if serial.startswith("emulator-") else "phone",
+                      "state": state, "model": None, "android": None, "abi": None, "emulator": None}
     if state != "device":
         return row
     link = Link(serial, shell_timeout_s=10)
@@ -206,7 +206,7 @@ def describe(serial: str, state: str) -> dict[str, Any]:
         return row
     emulator = bool(adb_analytics.emulator_signals(props))
     boot = props.get("sys.boot_completed") == "1"
-    row.update(kind="emulator" if emulator else "phone", state="device" if boot else "booting",
-               model=props.get("ro.product.model"), emulator=emulator, abi=props.get("ro.product.cpu.abi"),
-               android=f"{props.get('ro.build.version.release', '?')} (SDK {props.get('ro.build.version.sdk', '?')})")
+    row.update({"kind": "emulator" if emulator else "phone", "state": "device" if boot else "booting",
+                "model": props.get("ro.product.model"), "emulator": emulator, "abi": props.get("ro.product.cpu.abi"),
+                "android": f"{props.get('ro.build.version.release', '?')} (SDK {props.get('ro.build.version.sdk', '?')})"})
     return row

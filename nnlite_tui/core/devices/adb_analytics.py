@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
-
 from nnlite_tui.core.devices import analytics
 from nnlite_tui.core.devices.adb_link import Link
 from nnlite_tui.core.devices.base import DeviceError
+from nnlite_tui.core.devices.facts import DeviceInfo, DeviceSnapshot
 
 MARK = "@@nnlite@@"
 EMULATOR_HARDWARE = ("goldfish", "ranchu")
@@ -51,7 +50,7 @@ def read_files(link: Link, paths: dict[str, str], extra: dict[str, str] | None =
     return _sections(link.shell("; ".join(parts) + "; true", timeout=timeout))
 
 
-def device_facts(link: Link, kind: str) -> dict[str, Any]:
+def device_facts(link: Link, kind: str) -> DeviceInfo:
     """The report's `device` block: identity, OS, ABI, SoC, emulator signals, CPU."""
     props = analytics.parse_getprop(link.shell("getprop"))
     if not props:
@@ -102,7 +101,7 @@ def device_facts(link: Link, kind: str) -> dict[str, Any]:
     }
 
 
-def device_snapshot(link: Link, zones: list[str], cpus: list[int]) -> dict[str, Any]:
+def device_snapshot(link: Link, zones: list[str], cpus: list[int]) -> DeviceSnapshot:
     """Memory, CPU frequencies, thermal zones, load and battery, read in one shell call."""
     files = {"meminfo": "/proc/meminfo", "loadavg": "/proc/loadavg"}
     files.update({f"freq{c}": f"/sys/devices/system/cpu/cpu{c}/cpufreq/scaling_cur_freq" for c in cpus})
@@ -124,7 +123,7 @@ def device_snapshot(link: Link, zones: list[str], cpus: list[int]) -> dict[str, 
     }
 
 
-def unread_snapshot(error: str) -> dict[str, Any]:
+def unread_snapshot(error: str) -> DeviceSnapshot:
     """The shape of device_snapshot() when the device could not be read: every value None."""
     return {"timestamp": time.time(), "memory": analytics.parse_meminfo(""), "cpu_freq_khz": {}, "thermal_c": {},
             "max_temperature_c": None, "load_average": None, "battery": None, "error": error}

@@ -16,7 +16,6 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from nnlite_tui.core.outcomes import Artifact
 from nnlite_tui.core.bench.settings import BenchSettings
@@ -26,7 +25,8 @@ from nnlite_tui.core.devices.adb_link import Link
 from nnlite_tui.core.devices.adb_report import (COMPONENT, MODELS_DIR, PACKAGE, REPO, REPORTS_DIR, LogWatch,
                                                Timeouts, cleanup, parse_report, wait_report)
 from nnlite_tui.core.devices.apk import ApkError, ApkInfo, read_apk_info
-from nnlite_tui.core.devices.base import DeviceError
+from nnlite_tui.core.devices.base import BenchBlock, DeviceError
+from nnlite_tui.core.devices.facts import AppStatus
 from nnlite_tui.core.runtimes import APP_RUNTIMES, DEFAULT_RUNTIME, get_runtime
 
 __all__ = ["COMPONENT", "MODELS_DIR", "PACKAGE", "REPORTS_DIR", "Timeouts", "ensure_app", "remove_leftovers",
@@ -79,7 +79,7 @@ def installed_sha256(link: Link, timeout: float) -> str | None:
     return digest if re.fullmatch(r"[0-9a-f]{64}", digest) else None
 
 
-def ensure_app(link: Link, apk_option: str | None, timeouts: Timeouts) -> dict[str, Any]:
+def ensure_app(link: Link, apk_option: str | None, timeouts: Timeouts) -> AppStatus:
     """Install the app, or upgrade it when its versionCode differs from the APK's, or reinstall it when
     the versionCode is the same but the installed APK is not this one (a rebuild); what was done."""
     have = installed_version(link, timeouts.shell_s)
@@ -142,7 +142,7 @@ WAKE_SCREEN = "input keyevent KEYCODE_WAKEUP; wm dismiss-keyguard; true"
 
 
 def run_benchmark(link: Link, artifact: Artifact, settings: BenchSettings, run_id: str, timeouts: Timeouts,
-                  cancel: threading.Event | None = None) -> dict[str, Any]:
+                  cancel: threading.Event | None = None) -> BenchBlock:
     adb_extras.check_settings(settings, link.serial)
     extras = adb_runtimes.runtime_extras(link, artifact, settings, run_id, timeouts, cancel)
     protocol = adb_runtimes.protocol(link.serial, PROTOCOL_VERSION)
@@ -182,7 +182,7 @@ def run_benchmark(link: Link, artifact: Artifact, settings: BenchSettings, run_i
 
 
 def _run_once(link: Link, local_path: str, settings: BenchSettings, run_id: str, timeouts: Timeouts,
-              cancel: threading.Event | None, protocol: int, runtime_extras: dict[str, str] | None = None) -> dict[str, Any]:
+              cancel: threading.Event | None, protocol: int, runtime_extras: dict[str, str] | None = None) -> BenchBlock:
     digest = _sha256(local_path)
     launch_id = f"{run_id}-{os.urandom(5).hex()}"
     # A path without a suffix is taken as the default runtime's (all an app before protocol 3 runs).
@@ -210,8 +210,9 @@ def _run_once(link: Link, local_path: str, settings: BenchSettings, run_id: str,
         finally:
             snapshots = rails.stop() if rails is not None else None
         result = parse_report(link, data, launch_id)
-        if snapshots is not None and isinstance(result.get("energy"), dict):
-            result["energy"]["rails"] = power_stats.rail_energy(snapshots, result["energy"])
+        energy = result.get("energy")
+        if snapshots is not None and isinstance(energy, dict):
+            energy["rails"] = power_stats.rail_energy(snapshots, energy)
         result["log"] = "\n".join(watch.new()[-50:])
     except DeviceError:
         cleanup(link, report, model, t, stop_app=True)

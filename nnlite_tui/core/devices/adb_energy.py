@@ -9,12 +9,10 @@ but loses its figures (`valid: false`, reason `host_recompute_mismatch`); the ti
 
 from __future__ import annotations
 
-from typing import Any
-
 from nnlite_tui.core.bench import energy_math
 from nnlite_tui.core.bench.energy_math import BatteryState, EnergyWindow
 from nnlite_tui.core.bench.settings import BenchSettings
-from nnlite_tui.core.devices.base import DeviceError
+from nnlite_tui.core.devices.base import BenchBlock, DeviceError
 
 ENERGY_EXTRAS = ("energy", "energy_seconds")
 SECONDS_RANGE = (1.0, 600.0)  # EnergyRun.MIN_SECONDS, MAX_SECONDS
@@ -50,19 +48,20 @@ def window_seconds(s: BenchSettings) -> float:
     return energy_math.SETTLE_SECONDS + 2 * float(s.energy_seconds) if s.energy else 0.0
 
 
-def refuses_energy_extras(result: dict[str, Any]) -> bool:
+def refuses_energy_extras(result: BenchBlock) -> bool:
     """An app from before section 9f: an `args` report naming the energy extras as unknown."""
-    message = result.get("error_message") or ""
+    message = result.get("error_message")
+    message = message if isinstance(message, str) else ""
     return result.get("error_stage") == "args" and any(f"unknown extra '{k}'" in message for k in ENERGY_EXTRAS)
 
 
-def not_measured(reason: str, source: str = "host") -> dict[str, Any]:
+def not_measured(reason: str, source: str = "host") -> dict[str, object]:
     """The block of a run that asked for energy and could not have it: why, and no figure."""
     return {"valid": False, "reason": reason, "reason_codes": ["not_measured"], "source": source,
             **{k: None for k in UNMEASURED}}
 
 
-def check(result: dict[str, Any], s: BenchSettings, serial: str, protocol: int | None) -> dict[str, Any]:
+def check(result: BenchBlock, s: BenchSettings, serial: str, protocol: object) -> BenchBlock:
     """The report's energy block checked (or, when the app could not measure it, one that says why)."""
     block = result.get("energy")
     if block is not None and not s.energy:
@@ -70,32 +69,55 @@ def check(result: dict[str, Any], s: BenchSettings, serial: str, protocol: int |
     if not s.energy or not result.get("valid"):
         return result
     if block is None:
-        why = (APP_WITHOUT_ENERGY.format(protocol=protocol) if protocol is not None and protocol < 3 else
+        why = (APP_WITHOUT_ENERGY.format(protocol=protocol) if isinstance(protocol, int) and protocol < 3 else
                "the app's valid report has no energy block although energy was asked for")
         result["energy"] = not_measured(why, source="device")
         return result
-    result["energy"] = recomputed(block)
+    result["energy"] = recomputed(_part(block, "energy", serial), serial)
     return result
 
 
-def recomputed(block: dict[str, Any]) -> dict[str, Any]:
+def _part(value: object, where: str, serial: str) -> dict[str, object]:
+    """A JSON object of the app's block (the report schema requires it; a report without it is the app's fault)."""
+    if not isinstance(value, dict):
+        raise DeviceError(f"{serial}: the report's {where} is not an object: {value!r:.80}", kind="report")
+    return value
+
+
+def _number(value: object, where: str, serial: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise DeviceError(f"{serial}: the report's {where} is not a number: {value!r:.80}", kind="report")
+    return value
+
+
+def recomputed(block: dict[str, object], serial: str = "device") -> dict[str, object]:
     """The app's block with `host_check`; its figures removed when the host's arithmetic disagrees."""
-    idle, load = EnergyWindow.from_dict(block["idle"]), EnergyWindow.from_dict(block["load"])
-    before, after = BatteryState.from_dict(block["battery_before"]), BatteryState.from_dict(block["battery_after"])
+    windows = {side: _part(block.get(side), f"energy.{side}", serial) for side in ("idle", "load")}
+    idle, load = EnergyWindow.from_dict(windows["idle"]), EnergyWindow.from_dict(windows["load"])
+    before = BatteryState.from_dict(_part(block.get("battery_before"), "energy.battery_before", serial))
+    after = BatteryState.from_dict(_part(block.get("battery_after"), "energy.battery_after", serial))
+    codes = block.get("reason_codes")
+    codes = list(codes) if isinstance(codes, list) else []
+    reason = block.get("reason")
+    reason = reason if isinstance(reason, str) else None
     # A read that threw is the one reason the samples cannot show; the app's word is kept for it.
-    read_error = block.get("reason") if "counter_read_failed" in (block.get("reason_codes") or []) else None
-    inferences = block["load"]["inferences"]
+    read_error = reason if "counter_read_failed" in codes else None
+    inferences = windows["load"].get("inferences")
+    if isinstance(inferences, bool) or not isinstance(inferences, int):
+        raise DeviceError(f"{serial}: the report's energy.load.inferences is not an integer: {inferences!r:.80}",
+                          kind="report")
     r = energy_math.evaluate(idle, load, inferences, before, after, read_error)
-    mine = energy_math.block(r, block.get("source"), block.get("counter_sources") or {}, block["window_seconds"],
+    source, sources = block.get("source"), block.get("counter_sources")
+    mine = energy_math.block(r, source if isinstance(source, str) else "", sources if isinstance(sources, dict) else {},
+                             _number(block.get("window_seconds"), "energy.window_seconds", serial),
                              idle, load, inferences, before, after)
     differences = [f"{k}: app {block.get(k)!r}, host {mine[k]!r}" for k in FIGURES if block.get(k) != mine[k]]
     for side in ("idle", "load"):
-        differences += [f"{side}.{k}: app {block[side].get(k)!r}, host {mine[side][k]!r}" for k in WINDOW_FIGURES
-                        if block[side].get(k) != mine[side][k]]
+        differences += [f"{side}.{k}: app {windows[side].get(k)!r}, host {mine[side][k]!r}" for k in WINDOW_FIGURES
+                        if windows[side].get(k) != mine[side][k]]
     out = {**block, "host_check": {"recomputed": True, "equal": not differences, "differences": differences[:10]}}
     if differences:
-        out.update({k: None for k in UNMEASURED}, valid=False,
-                   reason_codes=[*(block.get("reason_codes") or []), "host_recompute_mismatch"],
-                   reason="; ".join(filter(None, [block.get("reason"), "the host's recomputation from the block's "
+        out.update({k: None for k in UNMEASURED}, valid=False, reason_codes=[*codes, "host_recompute_mismatch"],
+                   reason="; ".join(filter(None, [reason, "the host's recomputation from the block's "
                                                   "own samples differs: " + "; ".join(differences[:3])])))
     return out

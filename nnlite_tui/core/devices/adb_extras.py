@@ -19,7 +19,7 @@ from typing import Any
 
 from nnlite_tui.core.bench.settings import BACKENDS, BenchSettings
 from nnlite_tui.core.devices import adb_energy
-from nnlite_tui.core.devices.base import DeviceError
+from nnlite_tui.core.devices.base import BenchBlock, DeviceError
 from nnlite_tui.core.runtimes.default import DEFAULT_RUNTIME
 
 PROTOCOL_VERSION = 3
@@ -128,14 +128,20 @@ def range_extras(ranges, protocol: int, serial: str) -> dict[str, str]:
     return {"input_ranges": text}
 
 
-def refuses_range_extra(result: dict[str, Any]) -> bool:
+def error_message(result: BenchBlock) -> str:
+    """The report's error message ("" when it has none)."""
+    message = result.get("error_message")
+    return message if isinstance(message, str) else ""
+
+
+def refuses_range_extra(result: BenchBlock) -> bool:
     """An app built before the input_ranges extra: an `args` report naming it as unknown."""
-    return result.get("error_stage") == "args" and "unknown extra 'input_ranges'" in (result.get("error_message") or "")
+    return result.get("error_stage") == "args" and "unknown extra 'input_ranges'" in error_message(result)
 
 
-def refuses_v2_extras(result: dict[str, Any]) -> bool:
+def refuses_v2_extras(result: BenchBlock) -> bool:
     """A protocol-1 app's answer to the version-2 extras: an `args` report naming them as unknown."""
-    message = result.get("error_message") or ""
+    message = error_message(result)
     return (result.get("protocol_version") == 1 and result.get("error_stage") == "args"
             and any(f"unknown extra '{k}'" in message for k in V2_EXTRAS))
 
@@ -147,7 +153,7 @@ def check_v1_can_run(s: BenchSettings, serial: str) -> None:
                           transient=False)
 
 
-def mark_protocol(result: dict[str, Any]) -> dict[str, Any]:
+def mark_protocol(result: BenchBlock) -> BenchBlock:
     """An older protocol's report is read as it is; the result says which later fields it lacks."""
     version = result.get("protocol_version")
     lacking = (V2_FIELDS + V3_FIELDS) if version == 1 else V3_FIELDS if version == 2 else ()
@@ -155,9 +161,9 @@ def mark_protocol(result: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def refuses_profile_extras(result: dict[str, Any]) -> bool:
+def refuses_profile_extras(result: BenchBlock) -> bool:
     """An app build from before section 9e: an `args` report naming the profile extras as unknown."""
-    message = result.get("error_message") or ""
+    message = error_message(result)
     return result.get("error_stage") == "args" and any(f"unknown extra '{k}'" in message for k in PROFILE_EXTRAS)
 
 
@@ -165,7 +171,7 @@ def profile_modes(s: BenchSettings) -> list[str]:
     return [] if not s.profile_ops else ["xnnpack", "builtin"] if s.profile_ops == "both" else [s.profile_ops]
 
 
-def check_ops(result: dict[str, Any], s: BenchSettings, serial: str, why_none: str | None = None) -> dict[str, Any]:
+def check_ops(result: BenchBlock, s: BenchSettings, serial: str, why_none: str | None = None) -> BenchBlock:
     """The report's per-op profile, checked and stored as the host device stores its own: `ops` (and
     `ops_builtin` for "both") in the kernel mode asked for, through the ops block checks
     (core/ops/block_check.py); a valid report without one gets a block whose `error` says why, so a
@@ -178,13 +184,15 @@ def check_ops(result: dict[str, Any], s: BenchSettings, serial: str, why_none: s
         if not modes:
             raise DeviceError(f"{serial}: the report has an {key} block nobody asked for", kind="report")
         want = modes[0] if key == "ops" else "builtin"
-        if result[key].get("kernel_mode") != want:
+        block = result[key]
+        if not isinstance(block, dict) or block.get("kernel_mode") != want:
+            got = block.get("kernel_mode") if isinstance(block, dict) else None
             raise DeviceError(f"{serial}: the report's {key} block is for kernel mode "
-                              f"{result[key].get('kernel_mode')!r}, not the {want!r} asked for", kind="report")
+                              f"{got!r}, not the {want!r} asked for", kind="report")
         # Checked here as the host checks its own: a block that fails is stored marked invalid, with why.
-        result[key] = read_block(result[key])
+        result[key] = read_block(block)
     if modes and result.get("valid"):
-        for key, mode in zip(("ops", "ops_builtin"), modes):
-            result.setdefault(key, {"schema_version": SCHEMA_VERSION, "kernel_mode": mode, "error": why_none or no_app_profile(),
-                                    "ops": []})
+        for ops_key, mode in zip(("ops", "ops_builtin"), modes):
+            result.setdefault(ops_key, {"schema_version": SCHEMA_VERSION, "kernel_mode": mode,
+                                        "error": why_none or no_app_profile(), "ops": []})
     return result

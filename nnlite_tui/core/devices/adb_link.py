@@ -19,7 +19,6 @@ import subprocess
 import threading
 import time
 from contextlib import contextmanager
-from typing import Any
 
 from nnlite_tui.core.devices.adb_port import server_port
 
@@ -29,6 +28,7 @@ import adbutils  # noqa: E402
 from adbutils.sync import Sync  # noqa: E402
 
 from nnlite_tui.core.devices.base import DeviceError  # noqa: E402
+from nnlite_tui.core.devices.facts import Transport  # noqa: E402
 
 SHELL_TIMEOUT_S = 30.0
 SYNC_TIMEOUT_S = 60.0
@@ -231,7 +231,7 @@ class Link:
             return sync.read_bytes(remote)
 
 
-def list_devices(client=None) -> list[dict[str, Any]]:
+def list_devices(client=None) -> list[Transport]:
     """Every transport the adb server lists, with its state (device, offline, unauthorized, ...)."""
     client = client or adbutils.AdbClient(host="127.0.0.1", port=server_port(), socket_timeout=15)
     try:

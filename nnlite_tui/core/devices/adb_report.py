@@ -12,13 +12,12 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from nnlite_tui.core.bench.settings import BenchSettings
 from nnlite_tui.core.devices import adb_energy, adb_extras
 from nnlite_tui.core.devices.adb_extras import SUPPORTED_PROTOCOLS
 from nnlite_tui.core.devices.adb_link import Link
-from nnlite_tui.core.devices.base import DeviceError
+from nnlite_tui.core.devices.base import BenchBlock, DeviceError
 
 PACKAGE = "org.nnlite.bench"
 COMPONENT = "org.nnlite.bench/.BenchActivity"
@@ -141,7 +140,7 @@ def wait_report(link: Link, report: str, watch: LogWatch, timeouts: Timeouts, se
             time.sleep(pause)
 
 
-def parse_report(link: Link, data: bytes, launch_id: str) -> dict[str, Any]:
+def parse_report(link: Link, data: bytes, launch_id: str) -> BenchBlock:
     try:
         result = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -164,7 +163,7 @@ def parse_report(link: Link, data: bytes, launch_id: str) -> dict[str, Any]:
 _validator = None
 
 
-def schema_errors(report: dict[str, Any]) -> list[str]:
+def schema_errors(report: BenchBlock) -> list[str]:
     """Violations of android-app/protocol/report.schema.json (none checked if it is not shipped)."""
     global _validator
     if _validator is None:

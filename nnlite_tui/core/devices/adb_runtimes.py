@@ -14,20 +14,20 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import Any
 
 from nnlite_tui.core.bench.settings import BenchSettings
 from nnlite_tui.core.devices.adb_link import Link
 from nnlite_tui.core.devices.adb_report import (COMPONENT, MODELS_DIR, REPORTS_DIR, LogWatch, Timeouts, cleanup,
                                                parse_report, wait_report)
-from nnlite_tui.core.devices.base import DeviceError
+from nnlite_tui.core.devices.base import BenchBlock, DeviceError
 from nnlite_tui.core.outcomes import Artifact
 from nnlite_tui.core.runtimes import get_runtime
 
 INSTALL_FIX = "install the current APK (android-app/README.md)"
 # serial -> what its installed app answered with
 _protocol: dict[str, int] = {}
-_capabilities: dict[str, dict[str, Any] | None] = {}  # None: a report without capabilities (protocol < 3)
+# The app's `runtimes` capability: runtime -> library version; None: a report without capabilities (protocol < 3)
+_capabilities: dict[str, dict[str, object] | None] = {}
 _app_version: dict[str, str | None] = {}
 
 
@@ -45,22 +45,24 @@ def set_protocol(serial: str, version: int) -> None:
     _protocol[serial] = version
 
 
-def learn(serial: str, report: dict[str, Any]) -> None:
+def learn(serial: str, report: BenchBlock) -> None:
     """Remember what a report of the installed app says about the app itself."""
     version = report.get("protocol_version")
     if isinstance(version, int):
         _protocol[serial] = version
     caps = report.get("capabilities")
-    _capabilities[serial] = caps if isinstance(caps, dict) and isinstance(caps.get("runtimes"), dict) else None
-    _app_version[serial] = report.get("app_version")
+    announced = caps.get("runtimes") if isinstance(caps, dict) else None
+    _capabilities[serial] = announced if isinstance(announced, dict) else None
+    app_version = report.get("app_version")
+    _app_version[serial] = app_version if isinstance(app_version, str) else None
 
 
 def known(serial: str) -> bool:
     return serial in _capabilities
 
 
-def runtimes(serial: str) -> dict[str, str]:
-    return dict((_capabilities.get(serial) or {}).get("runtimes") or {})
+def runtimes(serial: str) -> dict[str, object]:
+    return dict(_capabilities.get(serial) or {})
 
 
 def refusal(serial: str, runtime: str) -> str | None:
@@ -70,7 +72,7 @@ def refusal(serial: str, runtime: str) -> str | None:
     if caps is None:
         return (f"{serial}: the installed benchmark app ({version}, protocol {_protocol.get(serial, '?')}) does not "
                 f"announce the {runtime} runtime; {INSTALL_FIX}")
-    has = caps.get("runtimes") or {}
+    has = caps
     if runtime in has:
         return None
     return (f"{serial}: the installed benchmark app ({version}) has runtimes {', '.join(sorted(has)) or 'none'} only, "
@@ -102,7 +104,7 @@ def runtime_extras(link: Link, artifact: Artifact, settings: BenchSettings, run_
     return extras
 
 
-def probe(link: Link, run_id: str, timeouts: Timeouts, cancel: threading.Event | None) -> dict[str, Any]:
+def probe(link: Link, run_id: str, timeouts: Timeouts, cancel: threading.Event | None) -> BenchBlock:
     """A launch with only report_path and run_id: the app answers with an `args` report (missing
     model_path) that, from protocol 3 on, carries its capabilities."""
     launch_id = f"{run_id}-probe-{os.urandom(4).hex()}"

@@ -8,15 +8,16 @@ cannot be read is None, never a guess.
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from nnlite_tui.core.devices.facts import ArmCpu, Battery, CpuFacts, MemoryKb
 
 MEMINFO_KEYS = {"MemTotal": "total_ram_kb", "MemFree": "free_ram_kb", "MemAvailable": "available_ram_kb",
                 "Cached": "cached_kb"}
 
 
-def parse_meminfo(text: str) -> dict[str, int | None]:
+def parse_meminfo(text: str) -> MemoryKb:
     """The four NN-Lite memory figures (kB) from /proc/meminfo."""
-    values: dict[str, int | None] = {v: None for v in MEMINFO_KEYS.values()}
+    values: MemoryKb = {v: None for v in MEMINFO_KEYS.values()}
     for line in text.splitlines():
         key, _, rest = line.partition(":")
         if key.strip() in MEMINFO_KEYS:
@@ -26,7 +27,7 @@ def parse_meminfo(text: str) -> dict[str, int | None]:
     return values
 
 
-def parse_cpuinfo(text: str) -> dict[str, Any]:
+def parse_cpuinfo(text: str) -> CpuFacts:
     """Cores, model and architecture from /proc/cpuinfo, on x86 and ARM alike.
 
     x86 has one block per logical CPU with `processor`, `model name`; ARM (arm64) has one block per
@@ -48,7 +49,7 @@ def parse_cpuinfo(text: str) -> dict[str, Any]:
     extra = {k: v for b in blocks if b not in processors for k, v in b.items()}
     first = processors[0] if processors else {}
     model = first.get("model name") or extra.get("model name") or extra.get("hardware") or first.get("cpu model")
-    arm = None
+    arm: ArmCpu | None = None
     if "cpu implementer" in first or "cpu architecture" in first:
         parts = sorted({b.get("cpu part", "") for b in processors} - {""})
         arm = {
@@ -93,9 +94,9 @@ def parse_thermal(zones: dict[str, tuple[str, str]]) -> dict[str, float]:
     return out
 
 
-def parse_battery(text: str) -> dict[str, Any]:
+def parse_battery(text: str) -> Battery:
     """Level (%) and temperature (C) from `dumpsys battery` (temperature is in tenths of a degree)."""
-    out: dict[str, Any] = {"level": None, "temperature_c": None, "status": None, "plugged": None}
+    out: Battery = {"level": None, "temperature_c": None, "status": None, "plugged": None}
     for line in text.splitlines():
         key, sep, value = line.strip().partition(":")
         if not sep:

@@ -86,8 +86,11 @@ def parse_manifest(data: bytes) -> ApkInfo:
             continue
         if not attrs.get("package"):
             break
+        version = attrs.get("versionCode") or 0  # a string or a number, as the binary XML typed it
         try:
-            code = int(attrs.get("versionCode") or 0)
+            if not isinstance(version, (int, str)):
+                raise TypeError(f"a {type(version).__name__}")
+            code = int(version)
         except (TypeError, ValueError) as exc:
             raise ApkError(f"corrupt binary XML: versionCode {attrs.get('versionCode')!r}") from exc
         name_attr = attrs.get("versionName")

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 from nnlite_tui.core.bench.settings import BenchSettings
+from nnlite_tui.core.devices.facts import DeviceInfo, DeviceSnapshot
 from nnlite_tui.core.events import Reporter
 from nnlite_tui.core.outcomes import Artifact
+
+
+# The benchmark protocol's result block (android-app/PROTOCOL.md), as JSON: valid, stats, samples, the
+# settings used, the log... The app's is untrusted and the host's comes back from another process, so
+# a value is narrowed where it is read; the report's model (results/model.py Benchmark) validates it.
+BenchBlock = dict[str, object]
 
 
 class DeviceError(Exception):
@@ -31,10 +38,10 @@ class Device(Protocol):
     def prepare(self, reporter: Reporter) -> None:
         """Make the device ready (boot, install the app); raises DeviceError."""
 
-    def info(self) -> dict[str, Any]:
+    def info(self) -> DeviceInfo:
         """Static facts: model, manufacturer, os_version, sdk, abi, soc, emulator (bool), cpu."""
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> DeviceSnapshot:
         """Live state: memory (kB), temperatures (C), CPU frequencies (kHz), load, battery."""
 
     def ready_for_benchmark(self, cancel: threading.Event | None = None) -> None:
@@ -43,7 +50,7 @@ class Device(Protocol):
 
     def benchmark(self, artifact: Artifact, settings: BenchSettings, run_id: str,
                   cancel: threading.Event | None = None,
-                  progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+                  progress: Callable[[str], None] | None = None) -> BenchBlock:
         """The protocol's result block (valid or not) for the artifact in its runtime; raises
         DeviceError for device faults (a runtime the device does not have is one, not transient).
         `progress` is handed each phase line (core/progress.py) as the benchmark gets there, where

@@ -17,11 +17,12 @@ import socket
 import subprocess
 import time
 from pathlib import Path
-from typing import Any
+from typing import TypedDict, cast
 
 from nnlite_tui.core.devices import adb_link
 from nnlite_tui.core.devices.adb import AdbDevice
 from nnlite_tui.core.devices.base import DeviceError, DeviceSpecError
+from nnlite_tui.core.devices.facts import EmulatorRow
 from nnlite_tui.core.events import DeviceState, Recovery, Reporter
 
 FLAGS = ("-no-window", "-no-audio", "-no-snapshot-save", "-no-boot-anim")
@@ -90,16 +91,17 @@ def avd_name(serial: str) -> str | None:
     return lines[0] if out.returncode == 0 and lines else None
 
 
-def running() -> list[dict[str, Any]]:
+def running() -> list[EmulatorRow]:
     """Emulators the adb server lists: serial, state, AVD, and our PID if nnlite started it."""
-    rows = []
+    rows: list[EmulatorRow] = []
     for d in adb_link.list_devices():
         if d["serial"].startswith("emulator-"):
-            state = load_state(d["serial"]) or {}
-            ours = state.get("pid") is not None and _alive(state["pid"], None)
+            state = load_state(d["serial"])
+            pid = state.get("pid") if state is not None else None
+            ours = pid is not None and _alive(pid, None)
             console = avd_name(d["serial"]) if d["state"] == "device" else None
-            rows.append({**d, "avd": console or (state.get("avd") if ours else None),
-                         "avd_started": state.get("avd") if ours else None, "pid": state["pid"] if ours else None})
+            started = state.get("avd") if state is not None and ours else None
+            rows.append({**d, "avd": console or started, "avd_started": started, "pid": pid if ours else None})
     return rows
 
 
@@ -126,12 +128,22 @@ def state_dir() -> Path:
     return Path(base) / "emulators"
 
 
-def load_state(serial: str) -> dict[str, Any] | None:
+class EmulatorState(TypedDict, total=False):
+    """The state file of an emulator `nnlite emulator start` left running (remember())."""
+
+    serial: str
+    avd: str
+    pid: int
+    started_at: float
+
+
+def load_state(serial: str) -> EmulatorState | None:
     path = state_dir() / f"{serial}.json"
     try:
-        return json.loads(path.read_text())
+        state = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError):
         return None
+    return cast(EmulatorState, state) if isinstance(state, dict) else None  # our own file, as remember() wrote it
 
 
 def start_process(avd: str, port: int, binary: str, log_path: Path | None = None,
@@ -150,7 +162,8 @@ def start_process(avd: str, port: int, binary: str, log_path: Path | None = None
 def remember(serial: str, avd: str, pid: int) -> None:
     path = state_dir() / f"{serial}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"serial": serial, "avd": avd, "pid": pid, "started_at": time.time()}))
+    state: EmulatorState = {"serial": serial, "avd": avd, "pid": pid, "started_at": time.time()}
+    path.write_text(json.dumps(state))
 
 
 def forget(serial: str) -> None:
@@ -229,6 +242,8 @@ class EmulatorDevice(AdbDevice):
         return int(self.serial.split("-", 1)[1])
 
     def start(self, reporter: Reporter | None) -> None:
+        if self.binary is None:
+            raise EmulatorError(f"{self.serial}: no emulator binary known to start AVD {self.avd} with")
         self.proc = start_process(self.avd, self.port, self.binary)
         self.started_at = time.monotonic()
         remember(self.serial, self.avd, self.proc.pid)

@@ -17,13 +17,63 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from nnlite_tui.core.bench import energy_math
 from nnlite_tui.core.bench.energy_run import sample
 
 POWERCAP_ROOT = Path("/sys/class/powercap")
 NO_COUNTER = "no energy counter on this host"
+
+
+class WindowSamples(TypedDict):
+    t_ns: list[int]  # from the window's first reading
+    energy_uj: list[list[int]]  # per reading, each counter's value
+
+
+class WindowSummary(TypedDict):
+    """One window (idle or load) over the RAPL counters: its readings, updates, energy and power."""
+
+    seconds: float
+    readings: int
+    rate_hz: float | None
+    updates: int
+    energy_uj: float
+    mean_power_mw: float | None
+    power_std_mw: float | None
+    samples: WindowSamples
+
+
+class LoadSummary(WindowSummary):
+    inferences: int
+
+
+class EnergyFigures(TypedDict):
+    """Validity, reasons and figures, the protocol's (android-app/PROTOCOL.md section 9f) names."""
+
+    valid: bool
+    reason: str | None
+    reason_codes: list[str]
+    power_idle_mw: float | None
+    power_load_mw: float | None
+    idle_noise_mw: float | None
+    power_delta_mw: float | None
+    energy_per_inference_mj: float | None
+
+
+class HostEnergyBlock(EnergyFigures, total=False):
+    """The host's `energy` block: the figures, where they come from and the windows they come from."""
+
+    source: str
+    counter: str | None
+    counter_sources: dict[str, list[str]]
+    max_energy_range_uj: list[int]
+    window_seconds: float
+    settle_seconds: float
+    sample_period_ms: int
+    charging: None  # a host has no battery to charge
+    idle: WindowSummary
+    load: LoadSummary
 
 
 @dataclass(frozen=True)
@@ -83,7 +133,7 @@ class RaplWindow:
     energy_uj: list[list[int]]
     duration_ns: int
 
-    def summary(self, max_ranges: Sequence[int]) -> dict[str, Any]:
+    def summary(self, max_ranges: Sequence[int]) -> WindowSummary:
         inc = increments(self.energy_uj, max_ranges)
         span = self.t_ns[-1] - self.t_ns[0] if len(self.t_ns) >= 2 else 0
         energy = math.fsum(float(d) for d in inc)
@@ -106,7 +156,7 @@ class RaplWindow:
                 "samples": {"t_ns": [t - self.t_ns[0] for t in self.t_ns], "energy_uj": self.energy_uj}}
 
 
-def evaluate(idle: dict[str, Any], load: dict[str, Any], inferences: int, read_error: str | None) -> dict[str, Any]:
+def evaluate(idle: WindowSummary, load: WindowSummary, inferences: int, read_error: str | None) -> EnergyFigures:
     """Validity and figures from two window summaries, in the protocol's order of reasons."""
     reasons: list[tuple[str, str]] = []
     if read_error:
@@ -123,24 +173,29 @@ def evaluate(idle: dict[str, Any], load: dict[str, Any], inferences: int, read_e
             if w["updates"] < energy_math.MIN_UPDATES:
                 reasons.append(("too_few_samples", f"the RAPL counter changed only {w['updates']} times in the "
                                                    f"{name} window (at least {energy_math.MIN_UPDATES} needed)"))
-    p_idle = p_load = noise = None
-    if not reasons and None in (idle["mean_power_mw"], load["mean_power_mw"], idle["power_std_mw"]):
-        reasons.append(("too_few_samples", "a window has no span between counter updates to measure power over"))
+    p_idle: float | None = None
+    p_load: float | None = None
+    noise: float | None = None
+    delta: float | None = None
     if not reasons:
-        p_idle, p_load, noise = idle["mean_power_mw"], load["mean_power_mw"], idle["power_std_mw"]
-        if p_load - p_idle <= noise:
-            reasons.append(("noisy_idle", f"the load drew {p_load - p_idle} mW more than idle, not more than the "
-                                          f"idle window's noise of {noise} mW"))
+        idle_mw, load_mw, noise_mw = idle["mean_power_mw"], load["mean_power_mw"], idle["power_std_mw"]
+        if idle_mw is None or load_mw is None or noise_mw is None:
+            reasons.append(("too_few_samples", "a window has no span between counter updates to measure power over"))
+        else:
+            p_idle, p_load, noise, delta = idle_mw, load_mw, noise_mw, load_mw - idle_mw
+            if delta <= noise_mw:
+                reasons.append(("noisy_idle", f"the load drew {delta} mW more than idle, not more than the "
+                                              f"idle window's noise of {noise_mw} mW"))
     valid = not reasons
     return {"valid": valid, "reason": "; ".join(t for _, t in reasons) or None,
             "reason_codes": list(dict.fromkeys(c for c, _ in reasons)), "power_idle_mw": p_idle,
             "power_load_mw": p_load, "idle_noise_mw": noise,
-            "power_delta_mw": p_load - p_idle if valid else None,
-            "energy_per_inference_mj": (p_load - p_idle) * (load["seconds"]) / inferences if valid else None}
+            "power_delta_mw": delta if valid else None,
+            "energy_per_inference_mj": delta * (load["seconds"]) / inferences if valid and delta is not None else None}
 
 
 def measure(invoke: Callable[[], Any], window_seconds: float, counters: Sequence[RaplCounter],
-            sleep: Callable[[float], None] = time.sleep, clock: Callable[[], int] = time.monotonic_ns) -> dict[str, Any]:
+            sleep: Callable[[float], None] = time.sleep, clock: Callable[[], int] = time.monotonic_ns) -> HostEnergyBlock:
     """Settle, idle window, load window over the RAPL counters; the host's energy block."""
     source = RaplSource(counters)
     window_ns = int(window_seconds * 1e9)
@@ -163,8 +218,10 @@ def measure(invoke: Callable[[], Any], window_seconds: float, counters: Sequence
     idle = sample(source, idle_body, clock=clock)  # type: ignore[arg-type]
     load = sample(source, load_body, clock=clock)  # type: ignore[arg-type]
     ranges = [c.max_range_uj for c in counters]
-    windows = [RaplWindow([r[0] for r in s.readings], [r[1] for r in s.readings], ns).summary(ranges)
-               for s, ns in ((idle, idle.value), (load, load.value[0]))]
+    # sample() keeps what RaplSource.read returned, not battery readings.
+    readings = [cast("list[tuple[int, list[int]]]", s.readings) for s in (idle, load)]
+    windows = [RaplWindow([r[0] for r in rs], [r[1] for r in rs], ns).summary(ranges)
+               for rs, ns in zip(readings, (idle.value, load.value[0]))]
     inferences = load.value[1]
     figures = evaluate(windows[0], windows[1], inferences, idle.error or load.error)
     return {**figures, "source": "host", "counter": "rapl",
@@ -174,7 +231,7 @@ def measure(invoke: Callable[[], Any], window_seconds: float, counters: Sequence
             "charging": None, "idle": windows[0], "load": {**windows[1], "inferences": inferences}}
 
 
-def no_counter_block(reason: str) -> dict[str, Any]:
+def no_counter_block(reason: str) -> HostEnergyBlock:
     return {"valid": False, "reason": reason, "reason_codes": ["no_counter"], "source": "host", "counter": None,
             "power_idle_mw": None, "power_load_mw": None, "idle_noise_mw": None, "power_delta_mw": None,
             "energy_per_inference_mj": None}

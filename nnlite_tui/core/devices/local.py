@@ -11,11 +11,11 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from nnlite_tui.core.devices import analytics
 from nnlite_tui.core.bench.settings import BenchSettings
-from nnlite_tui.core.devices.base import DeviceError
+from nnlite_tui.core.devices.base import BenchBlock, DeviceError
+from nnlite_tui.core.devices.facts import DeviceInfo, DeviceSnapshot
 from nnlite_tui.core.devices.host_process import BenchProcess, wait_for_quiet_starts
 from nnlite_tui.core.events import DeviceState, Reporter
 from nnlite_tui.core.outcomes import Artifact
@@ -53,7 +53,7 @@ def _os_release() -> str:
     return ""
 
 
-def host_info() -> dict[str, Any]:
+def host_info() -> DeviceInfo:
     cpu = analytics.parse_cpuinfo(_read("/proc/cpuinfo"))
     uname = platform.uname()
     distro = _os_release()
@@ -75,7 +75,7 @@ def host_info() -> dict[str, Any]:
     }
 
 
-def host_snapshot() -> dict[str, Any]:
+def host_snapshot() -> DeviceSnapshot:
     freqs = {}
     zones = {}
     cpu_root = Path("/sys/devices/system/cpu")
@@ -121,7 +121,7 @@ class LocalDevice:
         self.huge_pages = huge_pages
         self.timeout_s = timeout_s
         self.prestart = os.environ.get("NNLITE_HOST_PRESTART", "1") != "0" if prestart is None else prestart
-        self._info: dict[str, Any] | None = None
+        self._info: DeviceInfo | None = None
         self._proc: BenchProcess | None = None  # the process timing a model now
         self._spare: BenchProcess | None = None  # the next one, started ahead
         self._lock = threading.Lock()
@@ -137,12 +137,12 @@ class LocalDevice:
         if self.prestart:
             self._spare_process()
 
-    def info(self) -> dict[str, Any]:
+    def info(self) -> DeviceInfo:
         if self._info is None:
             self._info = {**host_info(), "serial": self.serial}  # the name this run knows the host by
         return self._info
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> DeviceSnapshot:
         return host_snapshot()
 
     def ready_for_benchmark(self, cancel: threading.Event | None = None) -> None:
@@ -171,7 +171,7 @@ class LocalDevice:
 
     def benchmark(self, artifact: Artifact, settings: BenchSettings, run_id: str,
                   cancel: threading.Event | None = None,
-                  progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+                  progress: Callable[[str], None] | None = None) -> BenchBlock:
         self._next_runtime = artifact.runtime
         proc = self._take_process()
         with tempfile.TemporaryDirectory(prefix="nnlite-bench-") as own:

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from nnlite_tui.core.devices.adb_link import Link
 from nnlite_tui.core.devices.base import DeviceError
@@ -42,7 +43,8 @@ class RailSnapshot:
 
 def parse_energy_meter(text: str) -> dict[str, float] | None:
     """Channel -> cumulative mWs from a dump; None when it has no energy meter section."""
-    inside, out = False, {}
+    inside = False
+    out: dict[str, float] = {}
     for raw in text.splitlines():
         line = raw.strip()
         if START.match(line):
@@ -120,25 +122,49 @@ def _window_power(snaps: list[RailSnapshot], start_ms: float, end_ms: float) -> 
     return {r: (last.energy_mws[r] - first.energy_mws[r]) * 1000.0 / span for r in sorted(rails)}, ""
 
 
-def rail_energy(snaps: list[RailSnapshot], block: dict[str, Any]) -> dict[str, Any]:
+class RailFigures(TypedDict):
+    power_idle_mw: float
+    power_load_mw: float
+    power_delta_mw: float
+    energy_per_inference_mj: float | None
+
+
+class RailEnergy(TypedDict, total=False):
+    """The energy block's `rails`: each rail's figures, or why there are none."""
+
+    source: str
+    readings: int
+    rails: dict[str, RailFigures]
+    valid: bool
+    reason: str | None
+
+
+def _number(part: object, key: str) -> float | None:
+    """A number of the app's energy block (`part` a JSON object of it); None when absent or not a number."""
+    value = part.get(key) if isinstance(part, dict) else None
+    return None if isinstance(value, bool) or not isinstance(value, (int, float)) else value
+
+
+def rail_energy(snaps: list[RailSnapshot], block: Mapping[str, object]) -> RailEnergy:
     """Per-rail mean power in each window and energy per inference (load minus idle) of an energy block."""
-    before = (block.get("battery_before") or {}).get("at_ms")
-    after = (block.get("battery_after") or {}).get("at_ms")
-    idle_s, load = (block.get("idle") or {}).get("seconds"), block.get("load") or {}
-    out: dict[str, Any] = {"source": f"dumpsys {SERVICE}", "readings": len(snaps), "rails": {}}
-    if None in (before, after, idle_s, load.get("seconds")) or not load.get("inferences"):
+    before = _number(block.get("battery_before"), "at_ms")
+    after = _number(block.get("battery_after"), "at_ms")
+    idle_s, load = _number(block.get("idle"), "seconds"), block.get("load")
+    load_s, inferences = _number(load, "seconds"), _number(load, "inferences")
+    out: RailEnergy = {"source": f"dumpsys {SERVICE}", "readings": len(snaps), "rails": {}}
+    if before is None or after is None or idle_s is None or load_s is None or not inferences:
         return {**out, "valid": False, "reason": "the energy block does not place its windows in time"}
     idle_w = (float(before), float(before) + idle_s * 1000.0)
-    load_w = (float(after) - load["seconds"] * 1000.0, float(after))
+    load_w = (float(after) - load_s * 1000.0, float(after))
     idle_p, why_idle = _window_power(snaps, *idle_w)
     load_p, why_load = _window_power(snaps, *load_w)
     if idle_p is None or load_p is None:
         why = "; ".join(f"{name} window: {w}" for name, w in (("idle", why_idle), ("load", why_load)) if w)
         return {**out, "valid": False, "reason": f"the Power Stats HAL did not cover the windows ({why})"}
-    rails = {}
+    rails: dict[str, RailFigures] = {}
     for rail in sorted(set(idle_p) & set(load_p)):
         delta = load_p[rail] - idle_p[rail]
         rails[rail] = {"power_idle_mw": idle_p[rail], "power_load_mw": load_p[rail], "power_delta_mw": delta,
                        # A rail that drew no more under load has no energy per inference to show.
-                       "energy_per_inference_mj": delta * load["seconds"] / load["inferences"] if delta > 0 else None}
+                       "energy_per_inference_mj": delta * load_s / inferences if delta > 0 else None}
     return {**out, "valid": True, "reason": None, "rails": rails}

@@ -10,8 +10,10 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable
 
 from nnlite_tui.core.devices.base import Device, DeviceError, DeviceSpecError
+from nnlite_tui.core.devices.facts import Transport
 from nnlite_tui.core.devices.local import LocalDevice
 from nnlite_tui.core.runtimes.default import DEFAULT_RUNTIME
 
@@ -74,7 +76,7 @@ def _resolve_adb(name: str, apk: str | None, runtimes: tuple[str, ...] = (DEFAUL
                           "host or all.")
 
 
-def _wait_for_serial(name: str, listed: list[dict], attached) -> list[dict]:
+def _wait_for_serial(name: str, listed: list[Transport], attached: Callable[[], list[Transport]]) -> list[Transport]:
     """A named device that is not listed may be rebooting (a resume or re-exec can start mid-reboot):
     ask again for up to NAMED_DEVICE_WAIT_S before calling the name wrong."""
     deadline = time.monotonic() + NAMED_DEVICE_WAIT_S
@@ -90,7 +92,7 @@ def _wait_for_serial(name: str, listed: list[dict], attached) -> list[dict]:
     return listed
 
 
-def _wait_for_any(listed: list[dict], attached) -> list[dict]:
+def _wait_for_any(listed: list[Transport], attached: Callable[[], list[Transport]]) -> list[Transport]:
     """The usable devices (listed as device or offline), asking again up to ANY_DEVICE_WAIT_S."""
     deadline = time.monotonic() + ANY_DEVICE_WAIT_S
     usable = [d for d in listed if d["state"] in ("device", "offline")]

@@ -153,8 +153,8 @@ def _measure(units: list[Unit], state: dict[str, Any], state_dir: Path, device_n
                     started = time.time()
                     block = device.benchmark(Artifact(str(found.path), unit.runtime), _unit_settings(settings, unit),
                                              "remeasure", stop)
-                    valid = bool(block.get("valid"))
-                    median = float(block["stats"]["median_ns"]) if valid else None
+                    valid, stats = bool(block.get("valid")), block.get("stats")
+                    median = float(stats["median_ns"]) if valid and isinstance(stats, dict) else None
                     _append(state_dir, {"unit": unit.id, "slot": slot, "pair": pair, "side": side,
                                         "started_at": started, "seconds": round(time.time() - started, 3),
                                         "median_ns": median, "thermal": thermal,

@@ -336,22 +336,25 @@ def _factory(source: str, shape, num_classes) -> ModelSpec:
     target, _, factory = source.rpartition(":")
     if not _IDENT.match(factory):
         raise SourceError(f"bad factory name {factory!r} in {source!r} (expected path/file.py:name or module:name)")
-    common = dict(kind="factory", factory=factory, in_shape=shape or DEFAULT_IN_SHAPE,
-                  out_shape=(num_classes or DEFAULT_NUM_CLASSES,),
-                  origin="factory: shapes come from the factory's example input")
+
+    def spec(name: str, file: str | None, sha256: str, module: str | None = None) -> ModelSpec:
+        return ModelSpec(name=name, kind="factory", file=file, sha256=sha256, module=module, factory=factory,
+                         in_shape=shape or DEFAULT_IN_SHAPE, out_shape=(num_classes or DEFAULT_NUM_CLASSES,),
+                         origin="factory: shapes come from the factory's example input")
+
     if target.endswith(".py"):
         path = Path(target).expanduser()
         if not path.is_file():
             raise SourceError(f"model source not found: {target} (in {source!r})")
         path = path.resolve()
-        return ModelSpec(name=f"{path.stem}.{factory}", file=str(path), sha256=sha256_file(str(path)), **common)
+        return spec(f"{path.stem}.{factory}", str(path), sha256_file(str(path)))
     if not _DOTTED.match(target):
         raise SourceError(f"model source not found: {source} (not a path, and not module:factory)")
     file = _module_file(target)
     if file is None:
         raise SourceError(f"module not found: {target} (in {source!r})")
     # file stays None so the worker imports the module by name (its relative imports keep working).
-    return ModelSpec(name=f"{target}.{factory}", file=None, module=target, sha256=sha256_file(file), **common)
+    return spec(f"{target}.{factory}", None, sha256_file(file), module=target)
 
 
 def _module_file(module: str) -> str | None:

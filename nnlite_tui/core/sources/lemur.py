@@ -14,9 +14,9 @@ import json
 import math
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from nnlite_tui.core.sources.datasets import DATASETS
 from nnlite_tui.core.sources.python_source import parse_source
@@ -75,9 +75,10 @@ def _returned_names(fn: ast.FunctionDef) -> tuple[str, ...] | None:
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("set", "frozenset"):
             value = value.args[0] if len(value.args) == 1 else ast.Set(elts=[])
         elts = value.keys if isinstance(value, ast.Dict) else getattr(value, "elts", None)
-        if elts is None or not all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in elts):
+        names = [e.value for e in elts or () if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        if elts is None or len(names) != len(elts):
             return None
-        return tuple(sorted({e.value for e in elts}))
+        return tuple(sorted(set(names)))
     return None
 
 
@@ -97,7 +98,7 @@ class Trial:
     dataset: str
     metric: str
     epoch: int
-    values: dict[str, Any] = field(hash=False)
+    values: dict[str, object] = field(hash=False)  # the trial as LEMUR's stat file has it
 
     @property
     def accuracy(self) -> float:
@@ -135,7 +136,7 @@ def read_trials(stat_dir: Path, task: str, dataset: str, metric: str, warn) -> l
 
 # Used when a value is unknown (directory sources, or a key a trial lacks). `pretrained` is 0 because the
 # weights are random unless a checkpoint is given; `batch` is 1 to match the inference batch.
-DEFAULT_PRM: dict[str, Any] = {
+DEFAULT_PRM: dict[str, object] = {
     "lr": 0.01, "momentum": 0.9, "dropout": 0.2, "batch": 1, "epoch": 1, "transform": "norm", "pretrained": 0,
 }
 # Any other name: 0.2 if it looks like a drop rate, else 0.5 (LEMUR's tuner samples most hyperparameters
@@ -148,18 +149,19 @@ COMMON_NAMES = ("dropout", "lr", "momentum")
 TRIAL_RESULT_KEYS = frozenset({"accuracy", "duration", "uid"})
 
 
-def default_value(name: str) -> Any:
+def default_value(name: str) -> object:
     if name in DEFAULT_PRM:
         return DEFAULT_PRM[name]
     return FALLBACK_DROP if "drop" in name else FALLBACK_OTHER
 
 
 def fill_prm(
-    names: tuple[str, ...] | None, known: dict[str, Any], extra: tuple[str, ...] = ()
-) -> tuple[dict[str, Any], list[str]]:
+    names: tuple[str, ...] | None, known: Mapping[str, object], extra: tuple[str, ...] = ()
+) -> tuple[dict[str, object], list[str]]:
     """prm for the declared names, COMMON_NAMES and `extra`, from `known` where present, else defaults.
     Returns (prm, names that were defaulted)."""
-    prm, defaulted = {}, []
+    prm: dict[str, object] = {}
+    defaulted: list[str] = []
     for name in sorted(set(names or ()) | set(COMMON_NAMES) | set(extra)):
         if name in known and known[name] is not None:
             prm[name] = known[name]
@@ -238,7 +240,7 @@ class LemurTree:
             out.extend(read_trials(d, task, dataset, metric, self.warn))
         return out
 
-    def geometry(self, transform: Any, dataset: str) -> Geometry:
+    def geometry(self, transform: object, dataset: str) -> Geometry:
         ds = DATASETS[dataset]
         if not isinstance(transform, str) or not transform:
             return Geometry(None, ds.channels, "trial names no transform")

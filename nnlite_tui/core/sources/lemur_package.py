@@ -23,4 +23,4 @@ def checkout_root(model_file: str | Path) -> Path | None:
 
 
 def is_lemur_package(module_name: str | None) -> bool:
-    return bool(module_name) and module_name.split(".")[0] == PACKAGE
+    return bool(module_name and module_name.split(".")[0] == PACKAGE)

@@ -6,13 +6,12 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from nnlite_tui.core.sources.datasets import Dataset
 from nnlite_tui.core.sources.python_source import parse_source
 
 
-Op = tuple[str, list[Any], dict[str, Any]]  # (call name, literal args, literal kwargs); None if not literal
+Op = tuple[str, list[object], dict[str, object]]  # (call name, literal args, literal kwargs); None if not literal
 
 _CROPS = {"CenterCrop", "RandomCrop", "RandomResizedCrop", "FiveCrop", "TenCrop"}
 # torchvision transforms that keep size and channel count; anything else unknown makes the size unknown.
@@ -40,7 +39,7 @@ def parse_transform(path: Path) -> list[Op] | str:
     if not fns:
         return f"no transform() in {path.name}"
     calls = sorted((n for n in ast.walk(fns[0]) if isinstance(n, ast.Call)), key=lambda n: (n.lineno, n.col_offset))
-    out = []
+    out: list[Op] = []
     for call in calls:
         func = call.func
         name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "?")
@@ -48,12 +47,20 @@ def parse_transform(path: Path) -> list[Op] | str:
     return out
 
 
-def literal(node: ast.expr) -> Any:
+def literal(node: ast.expr) -> object:
     """The value of a literal expression, or None (a name, a call, `*norm`...)."""
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, RecursionError):
         return None
+
+
+def _sides(size: object) -> tuple[int, int] | None:
+    """(h, w) of a size given as [n] or [h, w] in numbers; None for anything else."""
+    if not isinstance(size, (tuple, list)) or len(size) not in (1, 2):
+        return None
+    numbers = [int(v) for v in size if isinstance(v, (int, float))]
+    return (numbers[0], numbers[-1]) if len(numbers) == len(size) else None
 
 
 def apply_transform(ops: list[Op] | str, ds: Dataset) -> Geometry:
@@ -74,10 +81,8 @@ def apply_transform(ops: list[Op] | str, ds: Dataset) -> Geometry:
                     continue  # short side scaled, long side still unknown; a later crop may fix it
                 else:
                     hw = (size, size)
-            elif isinstance(size, (tuple, list)) and len(size) == 2:
-                hw = (int(size[0]), int(size[1]))
-            elif isinstance(size, (tuple, list)) and len(size) == 1:
-                hw = (int(size[0]), int(size[0]))
+            elif (given := _sides(size)) is not None:
+                hw = given
             else:
                 return Geometry(None, ch, f"{name} size not a literal")
         elif name == "Pad":
@@ -88,12 +93,16 @@ def apply_transform(ops: list[Op] | str, ds: Dataset) -> Geometry:
                 pad = (pad, pad, pad, pad)
             elif isinstance(pad, (tuple, list)) and len(pad) == 2:
                 pad = (pad[0], pad[1], pad[0], pad[1])
-            if not (isinstance(pad, (tuple, list)) and len(pad) == 4):
+            sides = [p for p in pad if isinstance(p, int)] if isinstance(pad, (tuple, list)) and len(pad) == 4 else []
+            if len(sides) != 4:
                 return Geometry(None, ch, "Pad padding not a literal")
-            left, top, right, bottom = pad
+            left, top, right, bottom = sides
             hw = (hw[0] + top + bottom, hw[1] + left + right)
         elif name == "Grayscale":
-            ch = int(kwargs.get("num_output_channels", args[0] if args else 1))
+            channels = kwargs.get("num_output_channels", args[0] if args else 1)
+            if not isinstance(channels, (int, float)):
+                return Geometry(None, ch, "Grayscale num_output_channels not a literal")
+            ch = int(channels)
         else:
             return Geometry(None, ch, f"custom step {name}()")
     if hw is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 CAPTIONING, TEXT_GENERATION = "img-captioning", "txt-generation"
 TEXT_TO_IMAGE = ("txt-image", "text-to-image")
@@ -21,6 +21,17 @@ _IMAGE_NAMES = frozenset({"image", "images", "img", "imgs"})
 _NOISE_NAMES = ("noise", "z", "latent", "latents", "eps")
 
 
+class InputSignature(TypedDict, total=False):
+    """One input as the conversion records it: its name, shape and dtype, and for an integer input the
+    valid values (convert/worker/token_ranges.TokenRange.to_dict)."""
+
+    name: str
+    shape: list[int]
+    dtype: str
+    range: list[int]  # [low, high)
+    range_from: str
+
+
 @dataclass(frozen=True)
 class TaskInputs:
     task: str
@@ -30,13 +41,13 @@ class TaskInputs:
     # Per arg: the valid values of an integer input (convert/worker/token_ranges.TokenRange), else None
     ranges: tuple = ()
 
-    def signature(self, nhwc: bool = False) -> list[dict[str, Any]]:
-        out = []
+    def signature(self, nhwc: bool = False) -> list[InputSignature]:
+        out: list[InputSignature] = []
         for i, (name, t) in enumerate(zip(self.names, self.args)):
             shape = list(t.shape)
             if nhwc and i == self.image_index:
                 shape = [shape[0], *shape[2:], shape[1]]
-            entry = {"name": name, "shape": [int(d) for d in shape], "dtype": str(t.dtype).replace("torch.", "")}
+            entry: InputSignature = {"name": name, "shape": [int(d) for d in shape], "dtype": str(t.dtype).replace("torch.", "")}
             valid = self.ranges[i] if i < len(self.ranges) else None
             out.append({**entry, **valid.to_dict()} if valid is not None else entry)
         return out

@@ -126,6 +126,8 @@ def load_state(path: Path) -> tuple[int, dict | None, dict[str, dict]]:
     if problem:
         raise StoreError(path, f"not a valid nnlite-tui state file ({problem}); the file was left untouched")
     meta = db.table("meta").get(doc_id=1)
+    if meta is None:  # _shape_problem found its schema version: unreachable, but said if it ever is
+        raise StoreError(path, "no meta record; the file was left untouched")
     docs = sorted(db.table("models").all(), key=lambda d: d.doc_id)
     config = db.table("config").get(doc_id=1)
     return meta["journal_seq"], (dict(config) if config is not None else None), {d["name"]: dict(d) for d in docs}

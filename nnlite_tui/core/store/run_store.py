@@ -20,9 +20,9 @@ import json
 import os
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from nnlite_tui import __version__
 from nnlite_tui.core.disk import fsync_path
@@ -49,8 +49,29 @@ try:
 except ImportError:  # Windows has no flock; one writer per run dir is then the caller's promise
     fcntl = None  # type: ignore[assignment]
 
-DEFAULTS: dict[str, Any] = {"spec": {}, "status": "queued", "stage": None, "attempts": 0, "timings": {},
-                            "artifact": None, "report": None, "error": None, "device": None, "median_ms": None}
+
+class ModelRecord(TypedDict, total=False):
+    """One model's record in state.json and its journal, as the run writes it. The store keeps any
+    other field it is given; nested blocks are the run's JSON, which the store only saves."""
+
+    name: str
+    spec: Mapping[str, object]  # ModelSpec.to_dict()
+    status: str  # one of STATUSES
+    stage: str | None
+    attempts: int
+    timings: Mapping[str, object]  # seconds per stage
+    artifact: str | None
+    report: str | None
+    error: Mapping[str, object] | None  # StageError.to_dict()
+    device: str | None
+    median_ms: float | None
+    updated_at: float
+    conversion: Mapping[str, object]
+    devices: Mapping[str, object]  # per device (or the shared target): its benchmark's outcome
+
+
+DEFAULTS: ModelRecord = {"spec": {}, "status": "queued", "stage": None, "attempts": 0, "timings": {},
+                         "artifact": None, "report": None, "error": None, "device": None, "median_ms": None}
 
 
 class RunStore:
@@ -58,6 +79,8 @@ class RunStore:
 
     SCHEMA_VERSION = SCHEMA_VERSION  # files.py reads this version and refuses others
     COMPACT_MIN = 2000  # journal entries before a background compaction; fewer are cheaper to replay
+    _lock_fd: int | None  # the run directory's lock (None: no flock here, or released)
+    _thread: threading.Thread | None  # the background flusher (None: read-only)
 
     def __init__(self, path: str | Path, *, flush_interval: float = 1.0):
         """Open or create the run state; flush_interval <= 0 writes every change through at once."""
@@ -86,11 +109,11 @@ class RunStore:
         self._config = "null"
         self._seq = self._since_compact = self._journal_start = 0
         self._journal_fd: int | None = None
-        self._lock_fd: int | None = None
+        self._lock_fd = None
         self._unsynced = self._closed = self._read_only = False
         self._error: BaseException | None = None
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._thread = None
 
     def _open(self) -> None:
         if self.path.exists():
@@ -156,19 +179,19 @@ class RunStore:
             self._config = text
         self._compact()
 
-    def add_models(self, records: list[dict]) -> int:
+    def add_models(self, records: list[ModelRecord]) -> int:
         """Queue the models whose names are new; durable when this returns. -> how many were added."""
         now = time.time()
         with self._lock:
             self._writable()
-            new: dict[str, dict] = {}
+            new: dict[str, ModelRecord] = {}
             for record in records:
                 name = record["name"]
                 if not isinstance(name, str):
                     raise TypeError(f"model name must be a str, not {name!r}")
                 if name not in self._json and name not in new:
                     new[name] = {"name": name, **DEFAULTS, "updated_at": now, **record}
-                    _check_status(new[name]["status"])
+                    _check_status(new[name].get("status"))
             json.dumps(list(new.values()))  # a record that cannot be saved must fail before any is added
             for name, record in new.items():
                 self._set(name, record)
@@ -241,7 +264,7 @@ class RunStore:
         if self._error is not None:
             raise StoreError(self.path, f"writing the run state failed: {self._error}") from self._error
 
-    def _change(self, name: str, fields: dict[str, Any]) -> dict:
+    def _change(self, name: str, fields: Mapping[str, object]) -> dict:
         self._writable()
         text = self._json.get(name)
         if text is None:
@@ -249,18 +272,19 @@ class RunStore:
         record = json.loads(text)
         record["updated_at"] = time.time()
         record.update(fields)
-        return self._set(name, record)
+        self._set(name, record)
+        return record
 
-    def _set(self, name: str, record: dict) -> dict:
+    def _set(self, name: str, record: Mapping[str, object]) -> None:
         text = json.dumps(record)  # raises before anything changed if a field cannot be saved
         old = self._status.get(name)
         if old is not None:
             self._counts[old] -= 1
         status = record.get("status", "queued")
+        status = status if isinstance(status, str) else str(status)  # checked on the way in (_check_status)
         self._counts[status] = self._counts.get(status, 0) + 1
         self._status[name], self._json[name] = status, text
         self._dirty[name] = None
-        return record
 
     def _append(self, sync: bool) -> None:
         """Append the dirty records to the journal (caller holds self._lock); fdatasync if `sync`."""
@@ -273,7 +297,7 @@ class RunStore:
                 self._since_compact += len(lines)
                 self._dirty.clear()
                 self._unsynced = True
-            if sync and self._unsynced:
+            if sync and self._unsynced and self._journal_fd is not None:  # unsynced: written to an open journal
                 fdatasync(self._journal_fd)
                 self._unsynced = False
         except OSError as exc:
@@ -364,6 +388,6 @@ def _read_pid(fd: int) -> int | None:
     return int(text) if text.isdigit() else None
 
 
-def _check_status(status: str) -> None:
+def _check_status(status: object) -> None:
     if status not in STATUSES:
         raise ValueError(f"unknown status {status!r}; expected one of {', '.join(STATUSES)}")
