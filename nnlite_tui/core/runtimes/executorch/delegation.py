@@ -104,7 +104,8 @@ def _why(op: str, logged: dict[str, str]) -> str:
 def count(edge_program, reasons: dict[str, str]) -> Delegation:
     """Ops inside XNNPACK partitions and ops left outside, in the lowered edge program."""
     gm = edge_program.graph_module
-    delegated, partitions, portable = 0, 0, dict[str, int]()
+    delegated, partitions = 0, 0
+    portable: dict[str, int] = {}
     for node in gm.graph.nodes:
         if node.op == "get_attr" and str(node.target).startswith("lowered_module_"):
             partitions += 1

@@ -104,7 +104,8 @@ def ops_block(events: list[Event], runs: int, threads: int, backend: str | None,
     rows: list[dict[str, object]] = []  # core/ops' rows (ops.block.op_timing)
     partitions: list[dict[str, object]] = []
     run_us: list[float] = []
-    partition, pending = 0, list[dict[str, object]]()  # XNNPACK's operators come before the DELEGATE_CALL that ran them
+    partition = 0
+    pending: list[dict[str, object]] = []  # XNNPACK's operators come before the DELEGATE_CALL that ran them
     for event in events:
         samples = event.samples_us
         if event.kind == "run":

@@ -146,7 +146,8 @@ def read_program(path: str, method: str = "forward") -> ProgramFacts:
             name = delegate.string(0) or "?"
             if name not in backends:
                 backends.append(name)
-        calls, kernels = 0, dict[str, int]()
+        calls = 0
+        kernels: dict[str, int] = {}
         for chain in plan.tables(5):
             for instruction in chain.tables(2):
                 kind = instruction.scalar(0, "B")
