@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 MIN_READINGS = 10
 MIN_UPDATES = 5
@@ -19,6 +19,71 @@ NS_PER_HOUR = 3.6e12
 SETTLE_SECONDS = 1.0
 SAMPLE_PERIOD_MS = 20
 STATUS_CHARGING = 2  # BatteryManager.BATTERY_STATUS_CHARGING
+
+
+class BatteryStateBlock(TypedDict):
+    """A BatteryState in the energy block (`battery_before`, `battery_after`)."""
+
+    at_ms: int
+    level_percent: float | None
+    temperature_c: float | None
+    voltage_mv: int | None
+    plugged: int | None
+    status: int | None
+    charging: bool | None
+
+
+class WindowSamples(TypedDict):
+    """A window's readings, column by column; `t_ns` from the window's first reading."""
+
+    t_ns: list[int]
+    current_ua: list[int | None]
+    charge_uah: list[int | None]
+    voltage_uv: list[int | None]
+
+
+class WindowBlock(TypedDict):
+    """One window in the energy block (`idle`; `load` adds its `inferences`), key for key as EnergyWindow.kt."""
+
+    seconds: float
+    readings: int
+    rate_hz: float | None
+    current_updates: int
+    charge_updates: int
+    mean_current_ua: float | None
+    charge_rate_ua: float | None
+    mean_voltage_uv: float | None
+    voltage_from: str | None
+    samples: WindowSamples
+
+
+class LoadWindowBlock(WindowBlock):
+    inferences: int
+
+
+class EnergyBlock(TypedDict):
+    """The report's `energy` block from battery counters, key for key as EnergyRun.block."""
+
+    valid: bool
+    reason: str | None
+    reason_codes: list[str]
+    source: str
+    counter_sources: dict[str, str | None]
+    counter: str | None
+    sign_convention: str | None
+    window_seconds: float
+    settle_seconds: float
+    sample_period_ms: int
+    power_idle_mw: float | None
+    power_load_mw: float | None
+    idle_noise_mw: float | None
+    power_delta_mw: float | None
+    energy_per_inference_mj: float | None
+    charging: bool | None
+    battery_before: BatteryStateBlock
+    battery_after: BatteryStateBlock
+    idle: WindowBlock
+    load: LoadWindowBlock
 
 
 @dataclass(frozen=True)
@@ -52,14 +117,14 @@ class BatteryState:
             return True
         return self.status == STATUS_CHARGING
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> BatteryStateBlock:
         return {"at_ms": self.at_ms, "level_percent": self.level_percent, "temperature_c": self.temperature_c,
                 "voltage_mv": self.voltage_mv, "plugged": self.plugged, "status": self.status,
                 "charging": self.charging}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "BatteryState":
-        return cls(d.get("at_ms"), d.get("level_percent"), d.get("temperature_c"), d.get("voltage_mv"),
+    def from_dict(cls, d: BatteryStateBlock) -> "BatteryState":
+        return cls(d["at_ms"], d.get("level_percent"), d.get("temperature_c"), d.get("voltage_mv"),
                    d.get("plugged"), d.get("status"))
 
 
@@ -155,7 +220,7 @@ class EnergyWindow:
         mv = [s.voltage_mv for s in states if s.voltage_mv is not None]
         return (math.fsum(m * 1000.0 for m in mv) / len(mv), "battery broadcast") if mv else None
 
-    def to_dict(self, voltage: tuple[float, str] | None) -> dict[str, Any]:
+    def to_dict(self, voltage: tuple[float, str] | None) -> WindowBlock:
         t0 = self.readings[0].t_ns if self.readings else 0
         return {"seconds": self.duration_ns / 1e9, "readings": len(self.readings), "rate_hz": self.rate_hz,
                 "current_updates": self.current.updates, "charge_updates": self.charge.updates,
@@ -167,7 +232,7 @@ class EnergyWindow:
                             "voltage_uv": [r.voltage_uv for r in self.readings]}}
 
     @classmethod
-    def from_dict(cls, w: dict[str, Any]) -> "EnergyWindow":
+    def from_dict(cls, w: WindowBlock) -> "EnergyWindow":
         """A report's window block back into readings (the ns offsets give the same differences)."""
         s = w.get("samples") or {}
         readings = [BatteryReading(t, i, q, v) for t, i, q, v in zip(s.get("t_ns") or [], s.get("current_ua") or [],
@@ -199,7 +264,9 @@ class EnergyResult:
 
     @property
     def power_delta_mw(self) -> float | None:
-        return self.power_load_mw - self.power_idle_mw if self.valid else None
+        if not self.valid or self.power_load_mw is None or self.power_idle_mw is None:
+            return None
+        return self.power_load_mw - self.power_idle_mw
 
 
 def kotlin_double(x: float) -> str:
@@ -213,6 +280,7 @@ def kotlin_double(x: float) -> str:
         text = repr(float(x))  # never an exponent in this range
         return text if "." in text else text + ".0"
     sign, digits, exp = Decimal(repr(float(x))).as_tuple()
+    assert isinstance(exp, int)  # a finite number (NaN and the infinities are written above)
     text = "".join(map(str, digits)).rstrip("0") or "0"
     power = exp + len(digits) - 1
     return f"{'-' if sign else ''}{text[0]}.{text[1:] or '0'}E{power}"
@@ -281,21 +349,27 @@ def evaluate(idle: EnergyWindow, load: EnergyWindow, inferences: int, before: Ba
                     reasons.append(("sign_undetermined", f"CHARGE_COUNTER did not fall during the {name} window "
                                                          f"({kotlin_double(r)} µAh per hour)"))
             d_idle, d_load = -ri, -rl
-            noise_ua = float(idle.charge.smallest_step) * NS_PER_HOUR / float(idle.charge.update_span_ns)
-    measurable = not reasons and d_idle is not None and d_load is not None and idle_v is not None \
-        and load_v is not None
-    p_idle = d_idle * idle_v[0] / 1e9 if measurable else None
-    p_load = d_load * load_v[0] / 1e9 if measurable else None
-    noise = noise_ua * idle_v[0] / 1e9 if measurable else None
-    if measurable and p_load - p_idle <= noise:
-        reasons.append(("noisy_idle", f"the load drew {kotlin_double(p_load - p_idle)} mW more than idle, not more "
-                                      f"than the idle window's noise of {kotlin_double(noise)} mW"))
-    energy = (p_load - p_idle) * (load.duration_ns / 1e9) / inferences if not reasons else None
+            step, span = idle.charge.smallest_step, idle.charge.update_span_ns
+            assert step is not None and span is not None  # a rate per hour has two updates at least
+            noise_ua = float(step) * NS_PER_HOUR / float(span)
+    p_idle: float | None = None
+    p_load: float | None = None
+    noise: float | None = None
+    energy: float | None = None
+    if not reasons and d_idle is not None and d_load is not None and idle_v is not None and load_v is not None:
+        assert noise_ua is not None  # set with d_idle and d_load
+        p_idle, p_load = d_idle * idle_v[0] / 1e9, d_load * load_v[0] / 1e9
+        noise = noise_ua * idle_v[0] / 1e9
+        if p_load - p_idle <= noise:
+            reasons.append(("noisy_idle", f"the load drew {kotlin_double(p_load - p_idle)} mW more than idle, not "
+                                          f"more than the idle window's noise of {kotlin_double(noise)} mW"))
+        else:
+            energy = (p_load - p_idle) * (load.duration_ns / 1e9) / inferences
     return EnergyResult(reasons, counter, sign, p_idle, p_load, noise, energy, idle_v, load_v, charging)
 
 
 def block(r: EnergyResult, origin: str, sources: dict[str, str | None], window_seconds: float, idle: EnergyWindow,
-          load: EnergyWindow, inferences: int, before: BatteryState, after: BatteryState) -> dict[str, Any]:
+          load: EnergyWindow, inferences: int, before: BatteryState, after: BatteryState) -> EnergyBlock:
     """The report's `energy` block, key for key as EnergyRun.block."""
     return {"valid": r.valid, "reason": "; ".join(text for _, text in r.reasons) or None,
             "reason_codes": r.reason_codes, "source": origin, "counter_sources": dict(sources),
@@ -307,9 +381,9 @@ def block(r: EnergyResult, origin: str, sources: dict[str, str | None], window_s
             "idle": idle.to_dict(r.idle_voltage), "load": {**load.to_dict(r.load_voltage), "inferences": inferences}}
 
 
-def log_line(run_id: str, b: dict[str, Any]) -> str:
+def log_line(run_id: str, b: EnergyBlock) -> str:
     """The app's ENERGY logcat line (PROTOCOL.md section 8)."""
-    def text(v: Any) -> str:
+    def text(v: object) -> str:
         return "null" if v is None else ("true" if v else "false") if isinstance(v, bool) else \
             kotlin_double(v) if isinstance(v, float) else str(v)
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from nnlite_tui.core.bench import energy_math
-from nnlite_tui.core.bench.energy_math import BatteryReading, BatteryState, EnergyWindow
+from nnlite_tui.core.bench.energy_math import BatteryReading, BatteryState, EnergyBlock, EnergyWindow
 
 T = TypeVar("T")
 PERIOD_NS = energy_math.SAMPLE_PERIOD_MS * 1_000_000
@@ -84,7 +84,7 @@ def sample(source: BatterySource, body: Callable[[], T], period_ns: int = PERIOD
 
 def measure(invoke: Callable[[], Any], window_seconds: float, source: BatterySource, origin: str,
             sleep: Callable[[float], None] = time.sleep, clock: Callable[[], int] = time.monotonic_ns,
-            on_load: Callable[[bool], None] = lambda busy: None) -> dict[str, Any]:
+            on_load: Callable[[bool], None] = lambda busy: None) -> EnergyBlock:
     """The protocol's settle, idle and load windows; the `energy` block. `on_load(True/False)` tells a
     simulated battery when the load window starts and ends (a real one sees it in its current).
     An inference that raises ends the measurement (the caller fails the run at `invoke`)."""

@@ -19,14 +19,43 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
+
+from nnlite_tui.core.bench.block import FillRecord, InputDetail
 
 KEY = "input_fill"
 SIGMAS = 6.0  # standard errors a moment may stray before the fill counts as wrong
 ERROR_TYPE = "InputQuantizationMismatch"
 
 
-def fill_record(detail: Mapping[str, Any], fed, value_range=None) -> dict[str, Any]:
+class ExpectedInput(TypedDict):
+    """The model's input quantization as its conversion recorded it."""
+
+    dtype: str
+    scale: float
+    zero_point: int
+
+
+class Moments(TypedDict):
+    mean: float
+    std: float
+    mean_tolerance: float
+    std_tolerance: float
+
+
+class _InputCheckCommon(TypedDict):
+    verified: bool | None  # None: nothing was reported
+    expected: ExpectedInput
+    problems: list[str]
+
+
+class InputCheck(_InputCheckCommon, total=False):
+    """The block's `input_check`."""
+
+    moments: Moments  # of a standard normal quantized with the model's parameters
+
+
+def fill_record(detail: InputDetail, fed: Any, value_range: Sequence[int] | None = None) -> FillRecord:
     """What the benchmark fed one input: the parameters it read, the moments and extremes of the
     values, and the [low, high) it was told to stay inside (an integer input's range), if any."""
     import numpy as np
@@ -35,7 +64,7 @@ def fill_record(detail: Mapping[str, Any], fed, value_range=None) -> dict[str, A
 
     params = quant_params(detail)
     values = np.asarray(fed, dtype=np.float64).ravel()
-    record = {"dtype": np.asarray(fed).dtype.name, "scale": params[0] if params else 0.0,
+    record: FillRecord = {"dtype": np.asarray(fed).dtype.name, "scale": params[0] if params else 0.0,
               "zero_point": params[1] if params else 0, "elements": int(values.size),
               "mean": float(values.mean()) if values.size else 0.0, "std": float(values.std()) if values.size else 0.0,
               "min": float(values.min()) if values.size else None, "max": float(values.max()) if values.size else None}
@@ -44,7 +73,7 @@ def fill_record(detail: Mapping[str, Any], fed, value_range=None) -> dict[str, A
     return record
 
 
-def expected_input(conversion: Mapping[str, Any]) -> dict[str, Any] | None:
+def expected_input(conversion: Mapping[str, Any]) -> ExpectedInput | None:
     """The model's input quantization as its conversion recorded it; None for a float input."""
     q = (conversion.get("quantization") or {}).get("input_quantization")
     dtype = conversion.get("artifact_input_dtype")
@@ -67,9 +96,9 @@ def quantized_normal_moments(dtype: str, scale: float, zero_point: int) -> tuple
     return mean, float(math.sqrt(max((p * (k - mean) ** 2).sum(), 0.0)))
 
 
-def verify(records: Sequence[Mapping[str, Any]] | None, expected: Mapping[str, Any]) -> dict[str, Any]:
+def verify(records: Sequence[Mapping[str, Any]] | None, expected: ExpectedInput) -> InputCheck:
     """{"verified": True | False | None, "expected", "problems"}; None when nothing was reported."""
-    out: dict[str, Any] = {"verified": None, "expected": dict(expected), "problems": []}
+    out: InputCheck = {"verified": None, "expected": ExpectedInput(**expected), "problems": []}
     if not records:
         out["problems"].append("the benchmark did not report how it filled its inputs")
         return out

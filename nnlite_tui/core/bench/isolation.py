@@ -18,9 +18,21 @@ import contextlib
 import os
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import TypedDict
 
 METHODS = ("pause", "affinity", "none")
+
+
+class _IsolationCommon(TypedDict):
+    method: str
+    bench_cpus: list[int]
+
+
+class IsolationInfo(_IsolationCommon, total=False):
+    """How a host benchmark was kept apart from the conversions (the report's `isolation`)."""
+
+    detail: str
+    convert_cpus_during_benchmark: list[int]
 
 
 def _pin_tree(pid: int, cpus: set[int]) -> None:
@@ -54,8 +66,8 @@ class HostIsolation:
     def pins_benchmark(self) -> bool:
         return len(self.bench_cpus) < len(self.all_cpus)
 
-    def describe(self) -> dict[str, Any]:
-        info: dict[str, Any] = {"method": self.method, "bench_cpus": self.bench_cpus}
+    def describe(self) -> IsolationInfo:
+        info: IsolationInfo = {"method": self.method, "bench_cpus": self.bench_cpus}
         if self.method == "pause":
             info["detail"] = "conversion workers stopped (SIGSTOP) during each host benchmark"
         elif self.method == "affinity":

@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import functools
 
+from nnlite_tui.core.bench.block import MemoryFigures
 
-def memory_snapshot() -> dict[str, int | None]:
+
+def memory_snapshot() -> MemoryFigures:
     """This process's VmRSS/VmHWM (kB, /proc/self/status) and glibc's heap (mallinfo2), the host's
     counterpart of Debug.getNativeHeapSize/getNativeHeapAllocatedSize; None where unavailable."""
-    out: dict[str, int | None] = {"vm_rss_kb": None, "vm_hwm_kb": None, "native_heap_size_kb": None,
+    out: MemoryFigures = {"vm_rss_kb": None, "vm_hwm_kb": None, "native_heap_size_kb": None,
                                   "native_heap_allocated_kb": None}
     try:
         with open("/proc/self/status") as fh:
             for line in fh:
                 key, _, value = line.partition(":")
-                if key in ("VmRSS", "VmHWM"):
-                    out["vm_rss_kb" if key == "VmRSS" else "vm_hwm_kb"] = int(value.split()[0])
+                if key == "VmRSS":
+                    out["vm_rss_kb"] = int(value.split()[0])
+                elif key == "VmHWM":
+                    out["vm_hwm_kb"] = int(value.split()[0])
     except (OSError, ValueError, IndexError):
         pass  # not Linux: the values stay None
     heap = _mallinfo2()

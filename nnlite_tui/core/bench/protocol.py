@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from nnlite_tui.core.bench.block import AfterTimed, BenchmarkBlock, FillRecord, InputDetail, Measured
 from nnlite_tui.core.bench.input_check import fill_record
 from nnlite_tui.core.bench.input_fill import make_input
 from nnlite_tui.core.bench.memory import memory_snapshot
@@ -35,7 +36,7 @@ Progress = Callable[..., None]  # progress(phase, **figures): a phase of the pro
 
 def run_protocol(session: BenchSession, settings: BenchSettings, fill: Callable[..., Any],
                  feed: Sequence[tuple[Sequence[int], str]] | None = None,
-                 progress: Progress | None = None, ranges: Sequence[Sequence[int] | None] = ()) -> dict[str, Any]:
+                 progress: Progress | None = None, ranges: Sequence[Sequence[int] | None] = ()) -> Measured:
     """Feed, warm up and time one loaded model; raise BenchmarkError("invoke", ...) on failure.
     `feed`: (shape, dtype name) per input to feed instead of what the model says, as a device that is
     told its inputs (the benchmark app with ExecuTorch) does. `progress(phase, **figures)` is told as
@@ -47,7 +48,7 @@ def run_protocol(session: BenchSession, settings: BenchSettings, fill: Callable[
     inputs = session.inputs() if feed is None else told_inputs(session.inputs(), feed)
     if ranges and len(ranges) != len(inputs):
         raise BenchmarkError("invoke", f"{len(ranges)} input ranges given for a model of {len(inputs)} inputs")
-    fill_records = []
+    fill_records: list[FillRecord] = []
     try:
         for i, detail in enumerate(inputs):
             value_range = ranges[i] if ranges else None
@@ -77,7 +78,7 @@ def run_protocol(session: BenchSession, settings: BenchSettings, fill: Callable[
     }
 
 
-def told_inputs(model_inputs: list[dict[str, Any]], feed: Sequence[tuple[Sequence[int], str]]) -> list[dict[str, Any]]:
+def told_inputs(model_inputs: list[InputDetail], feed: Sequence[tuple[Sequence[int], str]]) -> list[InputDetail]:
     import numpy as np
 
     if len(feed) != len(model_inputs):
@@ -143,8 +144,8 @@ def _timed_loop(invoke: Callable[[], Any], settings: BenchSettings, native, nati
 def run_benchmark(model_path: str, settings: BenchSettings, fill: Callable[..., Any] | None = None,
                   runtime: str = DEFAULT_RUNTIME, feed: Sequence[tuple[Sequence[int], str]] | None = None,
                   progress: Progress | None = None,
-                  after_timed: Callable[[Callable[[], Any]], dict[str, Any]] | None = None,
-                  ranges: Sequence[Sequence[int] | None] = ()) -> dict[str, Any]:
+                  after_timed: Callable[[Callable[[], Any]], AfterTimed] | None = None,
+                  ranges: Sequence[Sequence[int] | None] = ()) -> BenchmarkBlock:
     """Load and time one artifact; raise BenchmarkError(stage, ...) on failure. `fill(shape, dtype,
     seed, quantization, value_range)` makes each input (make_input; the device simulator's input faults
     replace it); `ranges` the integer inputs' [low, high) where known (token ids in their table);
@@ -164,7 +165,7 @@ def run_benchmark(model_path: str, settings: BenchSettings, fill: Callable[..., 
     session.check(settings)
     measured = run_protocol(session, settings, fill or make_input, feed, progress, ranges)
     mem_after = memory_snapshot()
-    extra: dict[str, Any] = {}
+    extra: AfterTimed = {}
     if after_timed is not None:
         try:
             extra = after_timed(_one_inference(session))
@@ -194,14 +195,14 @@ def benchmark_result(model_path: str, settings: BenchSettings, run_id: str = "",
                      fill: Callable[..., Any] | None = None, runtime: str = DEFAULT_RUNTIME,
                      feed: Sequence[tuple[Sequence[int], str]] | None = None,
                      progress: Progress | None = None,
-                     after_timed: Callable[[Callable[[], Any]], dict[str, Any]] | None = None,
-                     ranges: Sequence[Sequence[int] | None] = ()) -> dict[str, Any]:
+                     after_timed: Callable[[Callable[[], Any]], AfterTimed] | None = None,
+                     ranges: Sequence[Sequence[int] | None] = ()) -> BenchmarkBlock:
     """The protocol's result block for one model, valid or not; with `profile` and settings.profile_ops,
     the profiled pass's ops block too (host_bench runs that pass itself, after saving the timings).
     `runtime` and `runtime_version` name what ran (protocol 3): the runtime's library installed here."""
     rt = get_runtime(runtime)
     used, fallback = rt.host_backend(settings.backend, model_path)
-    base: dict[str, Any] = {
+    base: BenchmarkBlock = {
         "run_id": run_id,
         "model_path": model_path,
         "runtime": rt.name,
@@ -222,8 +223,9 @@ def benchmark_result(model_path: str, settings: BenchSettings, run_id: str = "",
     except BenchmarkError as err:
         return {**base, "valid": False, "error_stage": err.stage, "error_type": err.error_type,
                 "error_message": err.message}
-    result = {**base, "valid": True, "error_stage": None, "error_type": None, "error_message": None, **measured}
+    result: BenchmarkBlock = {**base, "valid": True, "error_stage": None, "error_type": None, "error_message": None,
+                              **measured}
     if profile and settings.profile_ops:
         # Only now, after the timed runs: the profiled pass never shares time with them.
-        result.update(rt.profile(model_path, settings, ranges))
+        result = {**result, **rt.profile(model_path, settings, ranges)}
     return result

@@ -25,7 +25,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from nnlite_tui.core.bench import reference_memory
 from nnlite_tui.core.bench.settings import BenchSettings
@@ -40,6 +40,24 @@ INTERVAL_S = 60.0  # at most one round of the references per device per minute..
 BUDGET = 0.03  # ...and only while the references have cost at most 3% of the run's wall time so far
 FIRST_AFTER_S = 0.0  # the first reference: when the device takes its first unit
 COMPUTE, MEMORY = "compute", "memory"
+
+
+class SessionFigures(TypedDict):
+    """One reference's figures in this session (references.json, the device history)."""
+
+    median_ns: float
+    figures: int
+    first_at: float  # wall time of the first figure
+    last_at: float
+    values_ns: list[float]
+
+
+class NearestFigure(TypedDict):
+    """The compute reference's figure nearest a moment (a round's `reference`)."""
+
+    at: float  # its wall time
+    median_ns: float
+    age_s: float  # < 0: taken after the moment
 
 
 @dataclass(frozen=True)
@@ -101,7 +119,7 @@ class ReferenceClock:
             if name == COMPUTE:
                 bisect.insort(self.figures, (wall_at, median_ns))
 
-    def session(self) -> dict[str, dict[str, Any]]:
+    def session(self) -> dict[str, SessionFigures]:
         """Per reference: the median of this session's figures, their count and time span."""
         with self._lock:
             return {name: {"median_ns": statistics.median(m for _, m in figs), "figures": len(figs),
@@ -109,7 +127,7 @@ class ReferenceClock:
                            "values_ns": [m for _, m in figs]}
                     for name, figs in self.by_name.items() if figs}
 
-    def nearest(self, wall_at: float) -> dict[str, Any] | None:
+    def nearest(self, wall_at: float) -> NearestFigure | None:
         """The figure nearest in time to `wall_at`: {at, median_ns, age_s} (age < 0: taken after)."""
         with self._lock:
             if not self.figures:

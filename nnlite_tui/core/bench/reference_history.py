@@ -17,9 +17,13 @@ import fcntl
 import json
 import math
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
+
+if TYPE_CHECKING:
+    from nnlite_tui.core.bench.reference import SessionFigures
 
 HISTORY_FILE = "device-history.json"
 VERSION = 1
@@ -34,13 +38,36 @@ DEFAULT_SOURCE = ("default 0.11 (sd of log session medians): four identical runs
                   "measurement-across-sessions.md")
 
 
+class KeptFigures(TypedDict):
+    median_ns: float
+    figures: int
+
+
+class SessionEntry(TypedDict):
+    """One session's entry, as record_session writes it."""
+
+    session: str
+    run_id: str
+    started: float
+    updated: float
+    references: dict[str, KeptFigures]
+
+
+class BetweenSessionBlock(TypedDict):
+    sd_log: float
+    sessions: int
+    source: str
+
+
 def history_path(cache_root: str | Path) -> Path:
     """Beside the conversion cache (its sibling: the cache's size cap never evicts it)."""
     return Path(cache_root).resolve().parent / HISTORY_FILE
 
 
-def load(path: Path) -> dict[str, list[dict[str, Any]]]:
-    """The devices' sessions; {} for no file. A file that is not this format is a clear error."""
+def load(path: Path) -> dict[str, list[Mapping[str, object]]]:
+    """The devices' sessions; {} for no file. A file that is not this format is a clear error. The
+    entries are as the file has them (another release, or a hand, may have written it): readers check
+    what they use."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -54,10 +81,10 @@ def load(path: Path) -> dict[str, list[dict[str, Any]]]:
 
 
 def record_session(path: Path, serial: str, session: str, run_id: str, started: float, updated: float,
-                   references: dict[str, dict[str, Any]]) -> None:
+                   references: Mapping[str, SessionFigures]) -> None:
     """Add or replace `session`'s entry for `serial` (its references' medians and figure counts)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    entry = {"session": session, "run_id": run_id, "started": started, "updated": updated,
+    entry: SessionEntry = {"session": session, "run_id": run_id, "started": started, "updated": updated,
              "references": {name: {"median_ns": ref["median_ns"], "figures": ref["figures"]}
                             for name, ref in references.items()}}
     with open(path.with_name(path.name + ".lock"), "w") as lock:
@@ -67,11 +94,21 @@ def record_session(path: Path, serial: str, session: str, run_id: str, started: 
         except ValueError:
             devices = {}  # an unreadable history is started again rather than stopping runs
         sessions = [s for s in devices.get(serial, []) if s.get("session") != session] + [entry]
-        sessions.sort(key=lambda s: s.get("started") or 0)
+        sessions.sort(key=_started)
         devices[serial] = sessions[-KEEP:]
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         tmp.write_text(json.dumps({"version": VERSION, "devices": devices}, indent=1), encoding="utf-8")
         os.replace(tmp, path)
+
+
+def _started(entry: Mapping[str, object]) -> float:
+    started = entry.get("started")
+    return started if isinstance(started, (int, float)) else 0
+
+
+def _references(entry: Mapping[str, object]) -> Mapping[str, object]:
+    refs = entry.get("references")
+    return refs if isinstance(refs, dict) else {}
 
 
 @dataclass(frozen=True)
@@ -82,7 +119,7 @@ class BetweenSession:
     sessions: int  # sessions the estimate is from (0: the default)
     source: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> BetweenSessionBlock:
         return {"sd_log": self.sd_log, "sessions": self.sessions, "source": self.source}
 
 
@@ -94,14 +131,14 @@ def sd_log(values: list[float]) -> float | None:
     return math.sqrt(math.fsum((x - mean) ** 2 for x in logs) / (len(logs) - 1))
 
 
-def between_session(sessions: list[dict[str, Any]]) -> BetweenSession:
+def between_session(sessions: Sequence[Mapping[str, object]]) -> BetweenSession:
     """The device's between-session spread: the largest over its references of the sd of log session
     medians, from MIN_SESSIONS sessions on; before that the stated default."""
     best: tuple[float, int, str] | None = None
-    names = sorted({name for s in sessions for name in (s.get("references") or {})})
+    names = sorted({name for s in sessions for name in _references(s)})
     for name in names:
         values = [float(r["median_ns"]) for s in sessions
-                  if isinstance(r := (s.get("references") or {}).get(name), dict) and r.get("median_ns")]
+                  if isinstance(r := _references(s).get(name), dict) and r.get("median_ns")]
         sd = sd_log(values) if len(values) >= MIN_SESSIONS else None
         if sd is not None and (best is None or sd > best[0]):
             best = (sd, len(values), name)

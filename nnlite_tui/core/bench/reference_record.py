@@ -16,13 +16,21 @@ import os
 import statistics
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from nnlite_tui.core.bench import reference_history
 from nnlite_tui.core.bench.reference import ReferenceClock
 
 RUN_FILE = "references.json"
 _lock = threading.Lock()  # the device threads of one run share the run's file
+
+
+class RunReference(TypedDict):
+    """One reference's figures on one device over all the sessions of a run."""
+
+    median_ns: float
+    values_ns: list[float]
+    sessions: list[str]  # their ids
 
 
 def keep(run_dir: Path, cache_root: Path, serial: str, run_id: str, clock: ReferenceClock) -> None:
@@ -32,7 +40,10 @@ def keep(run_dir: Path, cache_root: Path, serial: str, run_id: str, clock: Refer
         return
     with _lock:
         devices = _read(run_dir / RUN_FILE)
-        devices.setdefault(serial, {})[clock.session_id] = {"started": clock.wall_started, "references": session}
+        sessions = devices.get(serial)
+        if not isinstance(sessions, dict):
+            sessions = devices[serial] = {}
+        sessions[clock.session_id] = {"started": clock.wall_started, "references": session}
         tmp = run_dir / f".{RUN_FILE}.{os.getpid()}.tmp"
         tmp.write_text(json.dumps({"version": 1, "devices": devices}, indent=1), encoding="utf-8")
         os.replace(tmp, run_dir / RUN_FILE)
@@ -49,7 +60,8 @@ def between_session(cache_root: Path, serial: str) -> reference_history.BetweenS
     return reference_history.between_session(sessions)
 
 
-def _read(path: Path) -> dict[str, Any]:
+def _read(path: Path) -> dict[str, object]:
+    """The file's devices, each as the file has it (a reader checks what it uses)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -62,18 +74,20 @@ def _read(path: Path) -> dict[str, Any]:
     return devices
 
 
-def run_references(run_dir: str | Path) -> dict[str, dict[str, dict[str, Any]]] | None:
+def run_references(run_dir: str | Path) -> dict[str, dict[str, RunReference]] | None:
     """Per device, per reference of a run: {median_ns, values_ns, sessions (their ids)} over all the run's sessions;
     None when the run has no references.json (written by an earlier release)."""
     path = Path(run_dir) / RUN_FILE
     if not path.exists():
         return None
-    out: dict[str, dict[str, dict[str, Any]]] = {}
+    out: dict[str, dict[str, RunReference]] = {}
     for serial, sessions in _read(path).items():
+        if not isinstance(sessions, dict):
+            sessions = {}
         values: dict[str, list[float]] = {}
-        for session in (sessions or {}).values():
+        for session in sessions.values():
             for name, ref in ((session or {}).get("references") or {}).items():
                 values.setdefault(name, []).extend(float(v) for v in ref.get("values_ns") or [] if v and v > 0)
-        out[serial] = {name: {"median_ns": statistics.median(v), "values_ns": v, "sessions": sorted(sessions or {})}
+        out[serial] = {name: {"median_ns": statistics.median(v), "values_ns": v, "sessions": sorted(sessions)}
                        for name, v in values.items() if v}
     return out

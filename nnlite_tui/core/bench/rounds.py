@@ -31,10 +31,14 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TypedDict, cast
 
+from nnlite_tui.core.bench.block import Stats
+from nnlite_tui.core.bench.reference import NearestFigure
 from nnlite_tui.core.bench.reference_history import BetweenSession
+from nnlite_tui.core.bench.thermal_baseline import ThermalWait
 from nnlite_tui.core.bench.settings import BenchSettings
 from nnlite_tui.core.outcomes import BenchResult
 from nnlite_tui.core.results.model import Benchmark
@@ -59,6 +63,43 @@ SESSIONS_METHOD = ("the within-session interval widened by the device's between-
                    "device's reference history (between_session.source)")
 
 
+class IntervalBlock(TypedDict):
+    """An interval of the median (`interval`, `interval_sessions`)."""
+
+    low_ns: float
+    high_ns: float
+    confidence: float
+    method: str
+
+
+class VerdictBlock(TypedDict):
+    median_ns: float
+    rounds: int
+    interval: IntervalBlock | None
+    spread: float | None
+    verdict: str  # "stable" or "unstable"
+    reasons: list[str]
+
+
+class RoundBlock(TypedDict):
+    """A Round as the report's `benchmark.rounds` keeps it."""
+
+    index: int
+    started_at: float
+    seconds: float
+    median_ns: float
+    stats: Stats
+    timed_seconds: float | None
+    conditions: Mapping[str, object] | None
+    reference: NearestFigure | None
+    tick_ns: float | None
+    init_ns: float | None
+    first_inference_ns: float | None
+    warmup_runs: int | None
+    warmup_mean_ns: float | None
+    thermal: ThermalWait | None
+
+
 def per_round(settings: BenchSettings, rounds: int) -> BenchSettings:
     """The settings of one round: the unit's timed budget split evenly across its rounds."""
     if rounds <= 1:
@@ -77,10 +118,11 @@ class Round:
     started_at: float  # wall clock (epoch seconds) when the round's benchmark started
     seconds: float  # the round's wall time on the device, start-up and load included
     median_ns: float
-    stats: dict[str, Any]
+    stats: Stats
     timed_seconds: float | None = None
-    conditions: dict[str, Any] | None = None
-    reference: dict[str, Any] | None = None  # the device's nearest reference figure {at, median_ns, age_s}
+    # Thermal and power state around the timed runs, as the device wrote it (results.model.Conditions)
+    conditions: Mapping[str, object] | None = None
+    reference: NearestFigure | None = None  # the device's nearest reference figure
     tick_ns: float | None = None  # the coarsest clock step seen in the round's samples
     # The round's own work beside its timed runs: the load, the first inference, the warm-up.
     init_ns: float | None = None
@@ -88,14 +130,14 @@ class Round:
     warmup_runs: int | None = None
     warmup_mean_ns: float | None = None
     # A phone's round: the thermal baseline wait before it (bench/thermal_baseline.py): start figures, seconds waited.
-    thermal: dict[str, Any] | None = None
+    thermal: ThermalWait | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__dataclass_fields__}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Round:
-        return cls(**{k: data.get(k) for k in cls.__dataclass_fields__})
+    def to_dict(self) -> RoundBlock:
+        return {"index": self.index, "started_at": self.started_at, "seconds": self.seconds,
+                "median_ns": self.median_ns, "stats": self.stats, "timed_seconds": self.timed_seconds,
+                "conditions": self.conditions, "reference": self.reference, "tick_ns": self.tick_ns,
+                "init_ns": self.init_ns, "first_inference_ns": self.first_inference_ns,
+                "warmup_runs": self.warmup_runs, "warmup_mean_ns": self.warmup_mean_ns, "thermal": self.thermal}
 
 
 def clock_tick_ns(samples_ns: list[int | float]) -> float | None:
@@ -115,11 +157,10 @@ class Verdict:
     stable: bool
     reasons: tuple[str, ...] = field(default_factory=tuple)
 
-    def to_dict(self) -> dict[str, Any]:
-        low, high = self.interval if self.interval else (None, None)
+    def to_dict(self) -> VerdictBlock:
         return {"median_ns": self.median_ns, "rounds": self.rounds,
-                "interval": {"low_ns": low, "high_ns": high, "confidence": CONFIDENCE, "method": METHOD}
-                if self.interval else None,
+                "interval": {"low_ns": self.interval[0], "high_ns": self.interval[1], "confidence": CONFIDENCE,
+                             "method": METHOD} if self.interval else None,
                 "spread": self.spread, "verdict": "stable" if self.stable else "unstable",
                 "reasons": list(self.reasons)}
 
@@ -175,7 +216,7 @@ def judge(rounds: list[Round]) -> Verdict:
 
 
 def sessions_interval(medians: list[float], between: BetweenSession,
-                      confidence: float = CONFIDENCE) -> dict[str, Any] | None:
+                      confidence: float = CONFIDENCE) -> IntervalBlock | None:
     """The interval a figure of the next session is expected in: the within-session t interval (or
     the median alone, with one round) widened by the between-session spread."""
     if not medians or min(medians) <= 0:
@@ -192,12 +233,14 @@ def sessions_interval(medians: list[float], between: BetweenSession,
             "method": SESSIONS_METHOD}
 
 
-def round_of(index: int, result: BenchResult, started_at: float, reference: dict[str, Any] | None) -> Round:
+def round_of(index: int, result: BenchResult, started_at: float, reference: NearestFigure | None) -> Round:
     """A valid round's figures from its benchmark result."""
     block = result.block
     samples = block.get("samples_ns") or []
+    # a valid block's stats: the device wrote them by the protocol's definition (bench/stats.py)
+    stats = cast(Stats, dict(block["stats"]))
     return Round(index=index, started_at=started_at, seconds=result.seconds, median_ns=float(block["stats"]["median_ns"]),
-                 stats=dict(block["stats"]), timed_seconds=block.get("timed_seconds"),
+                 stats=stats, timed_seconds=block.get("timed_seconds"),
                  conditions=block.get("conditions"), reference=reference, tick_ns=clock_tick_ns(samples),
                  init_ns=block.get("init_ns"), first_inference_ns=block.get("first_inference_ns"),
                  warmup_runs=block.get("warmup_runs"), warmup_mean_ns=block.get("warmup_mean_ns"),
@@ -215,7 +258,7 @@ def combine(rounds: list[Round], results: list[BenchResult], between: BetweenSes
     first, last = results[0], results[-1]
     samples = [s for r in results for s in r.block.get("samples_ns") or []]
     native = [r.block.get("native_samples_ns") for r in results]
-    pooled_native = [s for n in native for s in n] if all(native) else None
+    pooled_native = [s for n in native if n for s in n] if all(native) else None
     throttled = any((r.block.get("conditions") or {}).get("throttled") for r in results)
     conditions = {**(last.block.get("conditions") or {}), "throttled": throttled} if last.block.get("conditions") \
         else None

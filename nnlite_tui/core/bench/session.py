@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from nnlite_tui.core.bench.block import Delegation, InputDetail, SessionTiming
 from nnlite_tui.core.bench.settings import BenchSettings
 
 
 class NativeClock(Protocol):
-    last_ns: int | None
+    @property
+    def last_ns(self) -> int | None: ...
 
 
 class BenchSession(Protocol):
@@ -24,18 +26,29 @@ class BenchSession(Protocol):
     there. None (LiteRT): the inputs are set once, and the loop is the inference call alone.
     """
 
-    invoke: Callable[[], Any]
-    reset_inputs: Callable[[], Any] | None
-    native: NativeClock | None  # the last native interval, where the runtime has a native clock
-    timing: dict[str, Any]  # what the wall and native clocks measure ({"wall_clock", "native_clock"})
+    # Read-only members (properties here), so that a session may hold them as plain attributes of
+    # narrower types: LiteRT's `reset_inputs` is always None, ExecuTorch's `native` too.
+    @property
+    def invoke(self) -> Callable[[], Any]: ...
 
-    def inputs(self) -> list[dict[str, Any]]: ...
+    @property
+    def reset_inputs(self) -> Callable[[], Any] | None: ...
 
-    def set_input(self, detail: dict[str, Any], value: Any) -> None: ...
+    @property
+    def native(self) -> NativeClock | None:
+        """The last native interval, where the runtime has a native clock."""
+
+    @property
+    def timing(self) -> SessionTiming:
+        """What the wall and native clocks measure."""
+
+    def inputs(self) -> list[InputDetail]: ...
+
+    def set_input(self, detail: InputDetail, value: Any) -> None: ...
 
     def output_shapes(self) -> list[list[int]]: ...
 
-    def delegation(self) -> dict[str, Any]: ...
+    def delegation(self) -> Delegation: ...
 
     def check(self, settings: BenchSettings) -> None:
         """Refuse settings this loaded model cannot honour (BenchmarkError("load", ...))."""

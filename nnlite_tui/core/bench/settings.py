@@ -7,8 +7,8 @@ runtime reads the same settings.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
+from typing import TypedDict
 
 BACKENDS = ("xnnpack", "cpu", "gpu", "nnapi")
 PROFILE_MODES = (None, "xnnpack", "builtin", "both")
@@ -18,6 +18,25 @@ HOST_ONLY_SETTINGS = ("profile_ops", "profile_runs")
 # The app's energy extras (android-app/PROTOCOL.md section 9f), whose defaults it keeps beside its
 # benchmark's (protocol.json runtime_defaults): the energy windows after the timed runs.
 ENERGY_SETTINGS = ("energy", "energy_seconds")
+
+
+class SettingsDict(TypedDict):
+    """BenchSettings as the benchmark process's arguments and a report's `benchmark.settings` hold them."""
+
+    warmup: int
+    runs: int
+    min_seconds: float
+    max_runs: int
+    max_seconds: float
+    threads: int
+    backend: str
+    seed: int
+    warmup_seconds: float
+    require_full_delegation: bool
+    profile_ops: str | None
+    profile_runs: int
+    energy: bool
+    energy_seconds: float
 
 
 @dataclass(frozen=True)
@@ -52,8 +71,12 @@ class BenchSettings:
         if self.profile_ops not in PROFILE_MODES:
             raise ValueError(f"profile_ops {self.profile_ops!r} not one of {PROFILE_MODES}")
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> SettingsDict:
+        return {"warmup": self.warmup, "runs": self.runs, "min_seconds": self.min_seconds, "max_runs": self.max_runs,
+                "max_seconds": self.max_seconds, "threads": self.threads, "backend": self.backend, "seed": self.seed,
+                "warmup_seconds": self.warmup_seconds, "require_full_delegation": self.require_full_delegation,
+                "profile_ops": self.profile_ops, "profile_runs": self.profile_runs, "energy": self.energy,
+                "energy_seconds": self.energy_seconds}
 
 
 class BenchmarkError(Exception):

@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from nnlite_tui.core.bench.block import Stats
+
 STAT_KEYS = ("count", "mean_ns", "median_ns", "p90_ns", "p99_ns", "std_ns", "min_ns", "max_ns")
 
 
@@ -32,7 +34,7 @@ def percentile(sorted_samples: Sequence[float], q: float) -> float:
     return float(sorted_samples[low]) + (float(sorted_samples[high]) - float(sorted_samples[low])) * frac
 
 
-def summarize(samples_ns: Sequence[int | float]) -> dict[str, float]:
+def summarize(samples_ns: Sequence[int | float]) -> Stats:
     """Statistics of a run's timed samples, keyed as STAT_KEYS."""
     if not samples_ns:
         raise ValueError("no samples to summarize")

@@ -43,13 +43,13 @@ def bench_step(job: BenchJob, device: Device, *, settings: BenchSettings, run_id
         device.ready_for_benchmark(cancel)
         isolated = time.monotonic()
         with isolate():
-            block = device.benchmark(job.conversion.artifact or Artifact("", job.spec.runtime), settings, run_id,
+            measured = device.benchmark(job.conversion.artifact or Artifact("", job.spec.runtime), settings, run_id,
                                      cancel, progress=lambda line: emit(ModelLog(model=name, stage="benchmark",
                                                                                  line=line)))
         isolated = time.monotonic() - isolated
         # A quantized input is checked against the model's parameters, an integer one against its range,
         # wherever it was filled.
-        block = check_ranges(check_block(block, job.conversion.details), job.conversion.details)
+        block = check_ranges(check_block(measured, job.conversion.details), job.conversion.details)
         after = device.snapshot()
         info = device.info()
     except DeviceError as err:

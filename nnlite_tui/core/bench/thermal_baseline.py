@@ -16,7 +16,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from nnlite_tui.core.devices.base import DeviceError
 
@@ -26,11 +26,29 @@ POLL_S = 5.0
 _STATUS = re.compile(r"Thermal Status:\s*(\d+)")
 
 
+class ThermalFigures(TypedDict):
+    """A phone's thermal state at one moment (each None when unread)."""
+
+    max_c: float | None  # its hottest thermal zone
+    battery_c: float | None
+    thermal_status: int | None  # Android's thermal status (dumpsys thermalservice)
+
+
+class ThermalWait(TypedDict):
+    """A round's wait for the baseline: the figures it started at, and how long it waited."""
+
+    baseline: ThermalFigures
+    at_call: ThermalFigures
+    start: ThermalFigures
+    reached: bool
+    waited_s: float
+
+
 def max_wait_s() -> float:
     return float(os.environ.get("NNLITE_THERMAL_WAIT_S") or MAX_WAIT_S)
 
 
-def read(device: Any) -> dict[str, Any]:
+def read(device: Any) -> ThermalFigures:
     """The device's hottest zone, battery temperature and thermal status (each None when unread)."""
     snap = device.snapshot() or {}
     status = None
@@ -48,7 +66,7 @@ def read(device: Any) -> dict[str, Any]:
 
 @dataclass
 class Baseline:
-    figures: dict[str, Any] | None  # None: nothing to wait for (the host)
+    figures: ThermalFigures | None  # None: nothing to wait for (the host)
 
     @classmethod
     def of(cls, device: Any) -> Baseline:
@@ -56,16 +74,18 @@ class Baseline:
             return cls(None)
         return cls(read(device))
 
-    def reached(self, now: dict[str, Any]) -> bool:
-        base = self.figures or {}
-        for key in ("max_c", "battery_c"):
-            if base.get(key) is not None and now.get(key) is not None and now[key] > base[key] + TOLERANCE_C:
+    def reached(self, now: ThermalFigures) -> bool:
+        if self.figures is None:
+            return True
+        base = self.figures
+        for b_c, n_c in ((base["max_c"], now["max_c"]), (base["battery_c"], now["battery_c"])):
+            if b_c is not None and n_c is not None and n_c > b_c + TOLERANCE_C:
                 return False
-        b, n = base.get("thermal_status"), now.get("thermal_status")
+        b, n = base["thermal_status"], now["thermal_status"]
         return not (b is not None and n is not None and n > b)
 
     def wait(self, device: Any, stop: threading.Event | None = None, limit_s: float | None = None,
-             poll_s: float = POLL_S) -> dict[str, Any] | None:
+             poll_s: float = POLL_S) -> ThermalWait | None:
         """Wait until the device is back at the baseline (bounded); the round's start figures and wait."""
         if self.figures is None:
             return None

@@ -18,6 +18,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Mapping
 
 from nnlite_tui.core.runtimes.default import DEFAULT_RUNTIME
 
@@ -75,7 +76,7 @@ def run_one(args_path: str) -> int:
     return 0
 
 
-def _write(path: str, result: dict) -> None:
+def _write(path: str, result: Mapping[str, object]) -> None:
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
         json.dump(result, f)

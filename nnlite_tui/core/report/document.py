@@ -76,7 +76,7 @@ def _int(value: Any) -> int | None:
 
 def build_report(*, spec: ModelSpec, conversion: ConversionResult | None, bench: BenchResult | None,
                  device: Mapping[str, Any], settings: dict[str, Any], run_id: str, error: StageError | None = None,
-                 isolation: dict[str, Any] | None = None, attempts: int = 1,
+                 isolation: Mapping[str, object] | None = None, attempts: int = 1,
                  tool_versions: dict[str, str] | None = None) -> dict[str, Any]:
     """Assemble one report. `error` marks a failure at any stage; an invalid benchmark is one too."""
     if error is None:
@@ -95,7 +95,7 @@ def build_report(*, spec: ModelSpec, conversion: ConversionResult | None, bench:
 
 def _assemble(*, spec: dict[str, Any], conversion: dict[str, Any], bench: dict[str, Any], device: dict[str, Any],
               before: dict[str, Any] | None, after: dict[str, Any] | None, settings: dict[str, Any], run_id: str,
-              error: StageError | None, isolation: dict[str, Any] | None, attempts: int,
+              error: StageError | None, isolation: Mapping[str, object] | None, attempts: int,
               tool_versions: dict[str, str] | None, runtime_version: str | None = None) -> dict[str, Any]:
     valid = error is None
     stats = bench.get("stats") or {}

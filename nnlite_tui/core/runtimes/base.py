@@ -14,17 +14,30 @@ runtime's interpreter only). Implementations import their heavy modules inside t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from nnlite_tui.core.bench.block import ProfiledBlocks
     from nnlite_tui.core.bench.session import BenchSession
     from nnlite_tui.core.bench.settings import BenchSettings
     from nnlite_tui.core.convert.phases import PhaseClock
     from nnlite_tui.core.convert.worker.model import Prepared
     from nnlite_tui.core.ops.graph import Graph
+
+
+class _GraphWorkCommon(TypedDict):
+    flops: int | None  # None: unmeasured
+    flops_by_op: dict[str, int]  # MAC FLOPs per op type
+
+
+class GraphWork(_GraphWorkCommon, total=False):
+    """The artifact's multiply-accumulate FLOPs as its graph says (Runtime.graph_work)."""
+
+    flops_unmeasured: str  # why the graph could not be read
 
 
 class RuntimeUnavailable(RuntimeError):
@@ -45,8 +58,9 @@ class AppEngine:
     # Why the host must send input_shapes/input_dtypes (the engine cannot read them); None: it reads them.
     inputs_sent_why: str | None = None
     # What a valid app report of this runtime holds beyond the common schema (results/app_report.py):
-    # a JSON Schema `then`, and its `description`; {} when nothing.
-    report_rule: dict[str, Any] = field(default_factory=dict)
+    # a JSON Schema `then` (a schema fragment, written as JSON Schema spells it), and its `description`;
+    # {} when nothing.
+    report_rule: Mapping[str, object] = field(default_factory=dict)
     report_rule_why: str = ""
 
 
@@ -94,14 +108,17 @@ class Runtime(Protocol):
     def worker_start(self) -> None:
         """Import the converter once, when a worker starts."""
 
-    def export(self, prepared: Prepared, out_path: str, clock: PhaseClock) -> dict[str, Any]:
+    # The conversion worker's results are JSON fields that the runner checks field by field when it reads
+    # them (convert.messages.result, into WorkerResult); a runtime adds its own beside the common ones.
+    def export(self, prepared: Prepared, out_path: str, clock: PhaseClock) -> dict[str, object]:
         """Export, lower, serialize and validate `prepared` to `out_path`; the runtime's result fields.
         Raises convert.worker.errors.StageError naming the failing stage."""
 
-    def derive(self, job: dict[str, Any]) -> dict[str, Any]:
-        """A derived precision from the fp32 artifact (a whole result dict, never raising for the model)."""
+    def derive(self, job: dict[str, object]) -> dict[str, object]:
+        """A derived precision from the fp32 artifact (a whole result dict, never raising for the model);
+        `job` is the derivation job's JSON (runtimes/derive_job.py)."""
 
-    def graph_work(self, path: str) -> dict[str, Any]:
+    def graph_work(self, path: str) -> GraphWork:
         """The artifact's MAC FLOPs read from its graph (`flops`, `flops_by_op`, or `flops_unmeasured`),
         for the compute check; run in a process that never imported model code."""
 
@@ -120,6 +137,6 @@ class Runtime(Protocol):
         """Load the artifact for timing (bench.settings.BenchmarkError("load"|"allocate", ...)). The
         session's `reset_inputs` says whether inputs must be copied in before every inference."""
 
-    def profile(self, path: str, settings: BenchSettings, ranges: Sequence[Sequence[int] | None] = ()) -> dict[str, Any]:
+    def profile(self, path: str, settings: BenchSettings, ranges: Sequence[Sequence[int] | None] = ()) -> ProfiledBlocks:
         """The profiled pass after the timed runs: result fields, `ops` (the per-op block) among them.
         Its inputs are the timed runs' own: the same seeded fill, integer inputs inside `ranges`."""

@@ -17,15 +17,18 @@ from __future__ import annotations
 import importlib.util
 from typing import TYPE_CHECKING, Any
 
-from nnlite_tui.core.runtimes.base import AppEngine, Runtime
+from nnlite_tui.core.runtimes.base import AppEngine, GraphWork, Runtime
 from nnlite_tui.core.versions import dist_version
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from nnlite_tui.core.bench.block import ProfiledBlocks
+    from nnlite_tui.core.bench.session import BenchSession
     from nnlite_tui.core.bench.settings import BenchSettings
     from nnlite_tui.core.convert.phases import PhaseClock
     from nnlite_tui.core.convert.worker.model import Prepared
+    from nnlite_tui.core.ops.graph import Graph
 
 # Bump when the worker's output for the same inputs changes (invalidates the cache).
 FORMAT_VERSION = 5  # 5: models that draw at inference converted with their draws (convert/worker/stochastic.py); 4: the program's MAC FLOPs for the compute check (work.py); 3: token ranges in input_signature, detection backbone+head cut, dense weights; 2: the exact rewrites (adaptive_max_pool2d, bilinear) every export uses
@@ -95,7 +98,7 @@ class ExecuTorch:
 
         return [ROUTE, RECIPE, ACCURACY_SAMPLES, self.versions()]
 
-    def read_graph(self, path: str):
+    def read_graph(self, path: str) -> Graph:
         from nnlite_tui.core.ops.graph import GraphError
 
         raise GraphError(f"{path}: an ExecuTorch program keeps its XNNPACK partitions' ops inside the delegate's "
@@ -123,7 +126,7 @@ class ExecuTorch:
             _C._unsafe_reset_threadpool(1)
         self._started = True
 
-    def export(self, prepared: Prepared, out_path: str, clock: PhaseClock) -> dict[str, Any]:
+    def export(self, prepared: Prepared, out_path: str, clock: PhaseClock) -> dict[str, object]:
         from nnlite_tui.core.runtimes.executorch.export import export, release_caches
 
         self.worker_start()
@@ -132,7 +135,7 @@ class ExecuTorch:
         finally:
             release_caches()
 
-    def graph_work(self, path: str) -> dict[str, Any]:
+    def graph_work(self, path: str) -> GraphWork:
         from nnlite_tui.core.runtimes.executorch.work import mac_work
 
         return mac_work(path)
@@ -145,7 +148,7 @@ class ExecuTorch:
         outputs = run_all(path, [tuple(torch.from_numpy(a) for a in sample) for sample in samples])
         return [[o.detach().numpy() for o in run] for run in outputs]
 
-    def derive(self, job: dict[str, Any]) -> dict[str, Any]:
+    def derive(self, job: dict[str, object]) -> dict[str, object]:
         from nnlite_tui.core.runtimes.executorch.export import release_caches
         from nnlite_tui.core.runtimes.executorch.quantize import handle_derive
 
@@ -161,12 +164,12 @@ class ExecuTorch:
 
         return host_backend(requested, path)
 
-    def open_session(self, path: str, settings: BenchSettings):
+    def open_session(self, path: str, settings: BenchSettings) -> BenchSession:
         from nnlite_tui.core.runtimes.executorch.session import open_session
 
         return open_session(path, settings)
 
-    def profile(self, path: str, settings: BenchSettings, ranges: Sequence[Sequence[int] | None] = ()) -> dict[str, Any]:
+    def profile(self, path: str, settings: BenchSettings, ranges: Sequence[Sequence[int] | None] = ()) -> ProfiledBlocks:
         from nnlite_tui.core.runtimes.executorch.etdump import profiled_pass
 
         return profiled_pass(path, settings, ranges)

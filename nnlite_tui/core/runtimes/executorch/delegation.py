@@ -13,12 +13,22 @@ import contextlib
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 DELEGATE_CALL = "executorch_call_delegate"
 PARTITION_LOGGER = "executorch.backends.xnnpack.partition"
 _QUANT_OPS = ("quantize_per_tensor", "dequantize_per_tensor", "quantize_per_channel", "dequantize_per_channel",
               "choose_qparams")
+
+
+class DelegationBlock(TypedDict):
+    """Delegation as the conversion record keeps it."""
+
+    delegated_ops: int
+    total_ops: int
+    partitions: int
+    portable_ops: dict[str, int]
+    not_delegated_because: dict[str, str]
 
 
 @dataclass
@@ -29,7 +39,7 @@ class Delegation:
     portable_ops: dict[str, int] = field(default_factory=dict)  # op -> count, outside every partition
     not_delegated_because: dict[str, str] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> DelegationBlock:
         return {"delegated_ops": self.delegated_ops, "total_ops": self.total_ops, "partitions": self.partitions,
                 "portable_ops": dict(self.portable_ops), "not_delegated_because": dict(self.not_delegated_because)}
 
@@ -94,7 +104,8 @@ def _why(op: str, logged: dict[str, str]) -> str:
 def count(edge_program, reasons: dict[str, str]) -> Delegation:
     """Ops inside XNNPACK partitions and ops left outside, in the lowered edge program."""
     gm = edge_program.graph_module
-    delegated, partitions, portable = 0, 0, {}
+    delegated, partitions = 0, 0
+    portable: dict[str, int] = {}
     for node in gm.graph.nodes:
         if node.op == "get_attr" and str(node.target).startswith("lowered_module_"):
             partitions += 1

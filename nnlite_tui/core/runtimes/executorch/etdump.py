@@ -19,9 +19,14 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from statistics import median
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from nnlite_tui.core.bench.block import ProfiledBlocks
+    from nnlite_tui.core.bench.settings import BenchSettings
 
 from nnlite_tui.core.ops.block import RESOLUTION_US, SCHEMA_VERSION, op_timing, totals
 from nnlite_tui.core.ops.block_check import mark_checked
@@ -33,7 +38,16 @@ class ProfileError(RuntimeError):
     """The ETDump could not be recorded or read."""
 
 
-def _kind(event) -> str | None:
+@dataclass(frozen=True)
+class Event:
+    """One ETDump event of the timed runs: its name, what it is (_kind) and its µs in each run."""
+
+    name: str
+    kind: str
+    samples_us: list[float]
+
+
+def _kind(event: Any) -> str | None:
     if event.is_delegated_op:
         return "delegate_op"
     if event.name == "DELEGATE_CALL":
@@ -46,7 +60,7 @@ def _kind(event) -> str | None:
 
 
 def record(path: str, runs: int, warmup: int, threads: int, seed: int,
-           ranges: Sequence[Sequence[int] | None] = ()) -> list[dict[str, Any]]:
+           ranges: Sequence[Sequence[int] | None] = ()) -> list[Event]:
     """Run the program warmup + runs times with ETDump on; the Execute block's events, warm-up cut off.
     Its inputs are the timed runs' fill (bench/input_fill.py), integer inputs inside `ranges`."""
     from nnlite_tui.core.bench.input_fill import make_input
@@ -71,7 +85,7 @@ def record(path: str, runs: int, warmup: int, threads: int, seed: int,
         from executorch.devtools.inspector import TimeScale
 
         inspector = Inspector(etdump_path=etdump, source_time_scale=TimeScale.NS, target_time_scale=TimeScale.US)
-    events = []
+    events: list[Event] = []
     for block in inspector.event_blocks:
         if block.name != "Execute":
             continue  # "Default": Program::load_method and Method::init, once
@@ -79,32 +93,35 @@ def record(path: str, runs: int, warmup: int, threads: int, seed: int,
             kind = _kind(event)
             if kind is None or event.perf_data is None:
                 continue
-            events.append({"name": event.name, "kind": kind, "samples_us": [float(v) for v in event.perf_data.raw[warmup:]]})
+            events.append(Event(event.name, kind, [float(v) for v in event.perf_data.raw[warmup:]]))
     return events
 
 
-def ops_block(events: list[dict[str, Any]], runs: int, threads: int, backend: str | None,
-              library_version: str) -> dict[str, Any]:
+def ops_block(events: list[Event], runs: int, threads: int, backend: str | None,
+              library_version: str) -> Mapping[str, object]:
     """The ops block from the recorded events: one row per XNNPACK operator and per kernel, in run
     order, each timed as every runtime's rows are (ops.block.op_timing), the block checked."""
-    rows, partitions, run_us = [], [], []
-    partition, pending = 0, []  # XNNPACK's operators come before the DELEGATE_CALL that ran them
+    rows: list[dict[str, object]] = []  # core/ops' rows (ops.block.op_timing)
+    partitions: list[dict[str, object]] = []
+    run_us: list[float] = []
+    partition = 0
+    pending: list[dict[str, object]] = []  # XNNPACK's operators come before the DELEGATE_CALL that ran them
     for event in events:
-        samples = event["samples_us"]
-        if event["kind"] == "run":
+        samples = event.samples_us
+        if event.kind == "run":
             run_us = samples
             continue
-        if event["kind"] == "partition":
+        if event.kind == "partition":
             partitions.append({"partition": partition, "backend": backend,
                                "avg_us": round(sum(samples) / len(samples), 3) if samples else None,
                                "median_us": round(float(median(samples)), 3) if samples else None,
                                "operators": len(pending)})
             partition, pending = partition + 1, []
             continue
-        delegated = event["kind"] == "delegate_op"
-        row = {"index": len(rows), "type": _COUNTER.sub("", event["name"]) if delegated else
-               event["name"].removeprefix("native_call_"), "kind": event["kind"],
-               "partition": partition if delegated else None, "kernels": [event["name"]],
+        delegated = event.kind == "delegate_op"
+        row = {"index": len(rows), "type": _COUNTER.sub("", event.name) if delegated else
+               event.name.removeprefix("native_call_"), "kind": event.kind,
+               "partition": partition if delegated else None, "kernels": [event.name],
                **op_timing(samples, 1)}
         rows.append(row)
         if delegated:
@@ -122,30 +139,32 @@ def ops_block(events: list[dict[str, Any]], runs: int, threads: int, backend: st
     return mark_checked(block)
 
 
-def unavailable(mode: str, reason: str) -> dict[str, Any]:
+def unavailable(mode: str | None, reason: str) -> Mapping[str, object]:
     return {"schema_version": SCHEMA_VERSION, "kernel_mode": mode, "error": reason, "ops": []}
 
 
-def profiled_pass(path: str, settings, ranges: Sequence[Sequence[int] | None] = ()) -> dict[str, Any]:
+def profiled_pass(path: str, settings: BenchSettings, ranges: Sequence[Sequence[int] | None] = ()) -> ProfiledBlocks:
     """{"ops": block} (and {"ops_builtin": ...} for "both"); a failure is the block's `error`."""
     from nnlite_tui.core.bench.settings import BenchmarkError
     from nnlite_tui.core.runtimes.executorch.program import ProgramError, read_program
     from nnlite_tui.core.versions import dist_version
 
     modes = ["xnnpack", "builtin"] if settings.profile_ops == "both" else [settings.profile_ops]
-    out: dict[str, Any] = {}
+    blocks: list[Mapping[str, object]] = []
     for mode in modes:
-        name = "ops" if mode == modes[0] else f"ops_{mode}"
         if mode == "builtin":
-            out[name] = unavailable(mode, "an ExecuTorch program's delegates are fixed at export: it has no builtin-"
-                                          "kernel mode to profile (its XNNPACK profile is the xnnpack block)")
+            blocks.append(unavailable(mode, "an ExecuTorch program's delegates are fixed at export: it has no builtin-"
+                                            "kernel mode to profile (its XNNPACK profile is the xnnpack block)"))
             continue
         try:
             facts = read_program(path)
             events = record(path, settings.profile_runs, min(settings.warmup, 5), settings.threads, settings.seed,
                             ranges)
-            out[name] = ops_block(events, settings.profile_runs, settings.threads,
-                                  facts.backends[0] if facts.backends else None, dist_version("executorch"))
+            blocks.append(ops_block(events, settings.profile_runs, settings.threads,
+                                    facts.backends[0] if facts.backends else None, dist_version("executorch")))
         except (ProfileError, ProgramError, BenchmarkError, RuntimeError, ImportError) as exc:
-            out[name] = unavailable(mode, f"ETDump profile not available: {type(exc).__name__}: {exc}"[:500])
+            blocks.append(unavailable(mode, f"ETDump profile not available: {type(exc).__name__}: {exc}"[:500]))
+    out: ProfiledBlocks = {"ops": blocks[0]}
+    if len(blocks) > 1:  # "both": the builtin kernels' beside the XNNPACK one
+        out["ops_builtin"] = blocks[1]
     return out

@@ -46,13 +46,14 @@ def torch_export(target, sample: tuple):
     rewrites every runtime's export uses; the first error is the one reported."""
     import torch
 
-    first = None
+    first: Exception | None = None
     for strict in (False, True):
         try:
             with exact_rewrites():
                 return torch.export.export(target, sample, strict=strict), strict
         except Exception as exc:  # noqa: BLE001  whatever either tracer raises; the first is reported
             first = first or exc
+    assert first is not None  # both attempts raised
     raise first
 
 
@@ -79,7 +80,7 @@ def _export_sampling(prepared: Prepared, sample: tuple):
     raise StageError(first.stage, why) from first.exc
 
 
-def _validate_sampling(prepared: Prepared, out_path: str, attempt: str, samples: list[tuple]) -> dict[str, Any]:
+def _validate_sampling(prepared: Prepared, out_path: str, attempt: str, samples: list[tuple]) -> dict[str, object]:
     """The program of a model that draws, validated as stochastic.py says."""
     assert prepared.sampled is not None
 
@@ -139,7 +140,7 @@ def backends_of(edge_program) -> list[str]:
     return found
 
 
-def export(prepared: Prepared, out_path: str, clock: PhaseClock) -> dict[str, Any]:
+def export(prepared: Prepared, out_path: str, clock: PhaseClock) -> dict[str, object]:
     """Convert `prepared` to `out_path` and validate it; the ExecuTorch-specific result fields."""
     import torch
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 IDENTIFIER = b"ET12"
 HEADER_MAGIC = b"eh00"
@@ -29,6 +29,14 @@ class ProgramError(ValueError):
     """Not a readable ExecuTorch program; the message names the file."""
 
 
+class ProgramBlock(TypedDict):
+    input_shapes: list[list[int]]
+    input_dtypes: list[str]
+    backends: list[str]
+    delegate_calls: int
+    kernels: dict[str, int]
+
+
 @dataclass
 class ProgramFacts:
     input_shapes: list[list[int]]
@@ -41,7 +49,7 @@ class ProgramFacts:
     def fully_delegated(self) -> bool:
         return self.delegate_calls > 0 and not self.kernels
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ProgramBlock:
         return {"input_shapes": self.input_shapes, "input_dtypes": self.input_dtypes, "backends": self.backends,
                 "delegate_calls": self.delegate_calls, "kernels": dict(self.kernels)}
 
@@ -120,12 +128,15 @@ def read_program(path: str, method: str = "forward") -> ProgramFacts:
         if plan is None:
             raise ProgramError(f"{path}: no method {method!r} (has {', '.join(p.string(0) or '?' for p in plans)})")
         values = plan.tables(2)
-        shapes, dtypes = [], []
+        shapes: list[list[int]] = []
+        dtypes: list[str] = []
         for index in plan.numbers(3, "i"):  # ExecutionPlan.inputs: indices into values
             value = values[index]
             if value.scalar(0, "B") != _TENSOR:
                 raise ProgramError(f"{path}: input {len(shapes)} of {method} is not a tensor")
             tensor = value.union(1)
+            if tensor is None:
+                raise ProgramError(f"{path}: input {len(shapes)} of {method} has no tensor")
             code = tensor.scalar(0, "b")
             shapes.append([int(d) for d in tensor.numbers(2, "i")])
             dtypes.append(SCALAR_TYPES.get(code, f"scalar_type_{code}"))
@@ -135,14 +146,18 @@ def read_program(path: str, method: str = "forward") -> ProgramFacts:
             name = delegate.string(0) or "?"
             if name not in backends:
                 backends.append(name)
-        calls, kernels = 0, {}
+        calls = 0
+        kernels: dict[str, int] = {}
         for chain in plan.tables(5):
             for instruction in chain.tables(2):
                 kind = instruction.scalar(0, "B")
                 if kind == _DELEGATE_CALL:
                     calls += 1
                 elif kind == _KERNEL_CALL:
-                    op = operators[instruction.union(1).scalar(0, "i")]
+                    call = instruction.union(1)
+                    if call is None:
+                        raise ProgramError(f"{path}: a kernel call of {method} without its arguments")
+                    op = operators[call.scalar(0, "i")]
                     kernels[op] = kernels.get(op, 0) + 1
     except (struct.error, IndexError, UnicodeDecodeError) as exc:
         raise ProgramError(f"{path}: a malformed ExecuTorch program ({type(exc).__name__}: {exc})") from exc

@@ -16,13 +16,12 @@ Stages: export (the fp32 export must work first), calibrate, quantize, lower, se
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from nnlite_tui.core.convert.worker.calibration import calibration_samples
 from nnlite_tui.core.convert.worker.derivation import derived_result, model_to_derive, run_derivation
 from nnlite_tui.core.convert.worker.errors import StageError
 from nnlite_tui.core.convert.worker.model import as_exported, guarded
-from nnlite_tui.core.spec import ModelSpec
+from nnlite_tui.core.runtimes.derive_job import DeriveJob
 from nnlite_tui.core.versions import dist_version
 
 ROUTE = "pt2e-xnnpack"
@@ -67,9 +66,10 @@ def _convert(prepared, sample: tuple):
     return torch.export.export(convert_pt2e(prepared), sample)
 
 
-def derive(job: dict[str, Any]) -> dict[str, Any]:
-    """One derivation job {spec, fp32_path, out_path, layout, calibration}: the model is built and
-    exported exactly as for fp32, then quantized."""
+def derive(job: dict[str, object]) -> dict[str, object]:
+    """One derivation job (derive_job.py: {spec, fp32_path, out_path, layout, calibration}): the model is
+    built and exported exactly as for fp32, then quantized. The result's fields, JSON the runner checks
+    (convert.messages.result)."""
     import torch
 
     from nnlite_tui.core.convert.worker.accuracy import accuracy_block, measure
@@ -77,8 +77,8 @@ def derive(job: dict[str, Any]) -> dict[str, Any]:
     from nnlite_tui.core.runtimes.executorch.export import backends_of, lower, write_program
     from nnlite_tui.core.runtimes.executorch.validate import run_all
 
-    spec = ModelSpec.from_dict(job["spec"])
-    out_path, nhwc = job["out_path"], job.get("layout") == "NHWC"
+    asked = DeriveJob.of(job)
+    spec, out_path, nhwc = asked.spec, asked.out_path, asked.nhwc
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     derivand = model_to_derive(job, spec, StageError)
@@ -89,10 +89,9 @@ def derive(job: dict[str, Any]) -> dict[str, Any]:
     timings["reference_s"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    settings = job.get("calibration") or {}
     try:
-        samples, calibration = calibration_samples(tuple(example_args[0].shape), int(settings.get("samples") or 32),
-                                                   settings.get("dir"))
+        samples, calibration = calibration_samples(tuple(example_args[0].shape), asked.calibration_samples,
+                                                   asked.calibration_dir)
     except (ValueError, OSError) as exc:
         raise StageError("calibrate", exc) from exc
     prepared = guarded("quantize", _prepare, target, fed[0])
@@ -126,6 +125,6 @@ def derive(job: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def handle_derive(job: dict[str, Any]) -> dict[str, Any]:
+def handle_derive(job: dict[str, object]) -> dict[str, object]:
     """The worker's entry for a derivation job: a result dict, never an exception for the model's faults."""
-    return run_derivation(job, derive, f"executorch {ModelSpec.from_dict(job['spec']).precision}")
+    return run_derivation(job, derive, f"executorch {DeriveJob.of(job).spec.precision}")

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from nnlite_tui.core.bench.block import Delegation, InputDetail, SessionTiming
 from nnlite_tui.core.bench.settings import BenchmarkError, BenchSettings
 from nnlite_tui.core.runtimes.executorch.program import SCALAR_TYPES, ProgramError, ProgramFacts, read_program
 
@@ -73,7 +74,7 @@ def host_backend(requested: str, path: str | None = None) -> tuple[str, str | No
     return "xnnpack", None
 
 
-def delegation_block(facts: ProgramFacts | None) -> dict[str, Any]:
+def delegation_block(facts: ProgramFacts | None) -> Delegation:
     """What the program names (as Android's MethodMetadata.getBackends does) and how many delegate calls
     it makes; how many graph nodes a partition took is in the conversion record, not in the program."""
     if facts is None:
@@ -88,7 +89,7 @@ def delegation_block(facts: ProgramFacts | None) -> dict[str, Any]:
 class ExecuTorchSession:
     """A loaded program's forward method (bench.protocol.BenchSession)."""
 
-    timing = {"wall_clock": "Method.execute", "native_clock": None}
+    timing: SessionTiming = {"wall_clock": "Method.execute", "native_clock": None}
     native = None
 
     def __init__(self, program, method, path: str):
@@ -97,7 +98,7 @@ class ExecuTorchSession:
         self.program, self.method, self.path = program, method, path
         self._facts: list[ProgramFacts | None] = []
         meta = method.method_meta()
-        self._details = []
+        self._details: list[InputDetail] = []
         for i in range(meta.num_inputs()):
             info = meta.input_tensor_meta(i)
             code = int(info.dtype())
@@ -118,10 +119,10 @@ class ExecuTorchSession:
             self._facts.append(facts_of(self.path))
         return self._facts[0]
 
-    def inputs(self) -> list[dict[str, Any]]:
-        return [dict(d) for d in self._details]
+    def inputs(self) -> list[InputDetail]:
+        return [InputDetail(**d) for d in self._details]
 
-    def set_input(self, detail: dict[str, Any], value: Any) -> None:
+    def set_input(self, detail: InputDetail, value: Any) -> None:
         import numpy as np
         import torch
 
@@ -130,7 +131,7 @@ class ExecuTorchSession:
     def output_shapes(self) -> list[list[int]]:
         return [list(s) for s in self._outputs]
 
-    def delegation(self) -> dict[str, Any]:
+    def delegation(self) -> Delegation:
         return delegation_block(self.facts)
 
     def check(self, settings: BenchSettings) -> None:

@@ -8,11 +8,21 @@ later activations reuse an input's buffer, so a program must never run twice on 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from nnlite_tui.core.convert.output_check import checked_runs
 from nnlite_tui.core.convert.worker.distribution import Spread, compare
 from nnlite_tui.core.convert.worker.validation import check_outputs
+
+
+class ArtifactShapes(TypedDict):
+    """The program's inputs and outputs as run (conversion result fields)."""
+
+    artifact_input_shape: list[int]
+    artifact_input_dtype: str
+    input_shapes: list[list[int]]
+    input_dtypes: list[str]
+    output_shapes: list[list[int]]
 
 
 def load_method(path: str):
@@ -27,7 +37,7 @@ def run_all(path: str, samples: list[tuple]) -> list[list]:
     return [list(method.execute(list(sample))) for sample in samples]
 
 
-def _described(first: tuple, outputs: list) -> dict[str, Any]:
+def _described(first: tuple, outputs: list) -> ArtifactShapes:
     return {
         "artifact_input_shape": [int(d) for d in first[0].shape],
         "artifact_input_dtype": str(first[0].dtype).replace("torch.", ""),
@@ -37,7 +47,7 @@ def _described(first: tuple, outputs: list) -> dict[str, Any]:
     }
 
 
-def validate_spread(path: str, sample: tuple, reference: Spread) -> dict[str, Any]:
+def validate_spread(path: str, sample: tuple, reference: Spread) -> dict[str, object]:
     """The .pte's outputs over as many runs on `sample` as PyTorch's `reference` spread, tested against
     it (distribution.compare: DistributionMismatch when they differ), and the program's shapes."""
     method = load_method(path)
@@ -50,7 +60,7 @@ def validate_spread(path: str, sample: tuple, reference: Spread) -> dict[str, An
     return {"figures": compare(spread, reference), **_described(sample, outputs)}
 
 
-def validate(path: str, samples: list[tuple], references: list[list]) -> dict[str, Any]:
+def validate(path: str, samples: list[tuple], references: list[list]) -> dict[str, object]:
     """samples: per check, the torch inputs as fed to the .pte; references: PyTorch's outputs."""
     outputs = run_all(path, samples)
     checked = check_outputs(([o.detach().numpy() for o in run] for run in outputs), references)

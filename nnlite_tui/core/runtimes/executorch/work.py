@@ -24,8 +24,12 @@ import re
 import struct
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from math import prod
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
+
+if TYPE_CHECKING:
+    from nnlite_tui.core.runtimes.base import GraphWork
 
 XNNPACK = "XnnpackBackend"
 _NON_FINITE = re.compile(rb"(?<=: )(-?inf|nan)\b")  # flatc writes clamp bounds as bare inf
@@ -35,7 +39,28 @@ class WorkUnreadable(RuntimeError):
     """The program's work could not be read; the message says where."""
 
 
-def _xnn_graph(payload: bytes, scratch: str) -> dict[str, Any]:
+# An XNNPACK graph as flatc decodes it (schema.fbs): the fields this reader uses.
+class XnnTensor(TypedDict, total=False):
+    id_out: int
+    dims: list[int]
+    tensor_value: XnnTensor  # a quantized value wraps its tensor
+
+
+class XnnValue(TypedDict, total=False):
+    xvalue_union: XnnTensor
+
+
+class XnnNode(TypedDict, total=False):
+    xnode_union_type: str
+    xnode_union: dict[str, int]  # the node's tensor ids and sizes (output_id, kernel_height, ...)
+
+
+class XnnGraph(TypedDict, total=False):
+    xvalues: list[XnnValue]
+    xnodes: list[XnnNode]
+
+
+def _xnn_graph(payload: bytes, scratch: str) -> XnnGraph:
     from executorch.backends.xnnpack import serialization
     from executorch.backends.xnnpack.serialization.xnnpack_graph_serialize import XNNHeader
     from executorch.exir._serialize._flatbuffer import _flatc_decompile
@@ -47,19 +72,20 @@ def _xnn_graph(payload: bytes, scratch: str) -> dict[str, Any]:
         fh.write(graph)
     _flatc_decompile(scratch, os.path.join(list(serialization.__path__)[0], "schema.fbs"), path)
     with open(os.path.join(scratch, "graph.json"), "rb") as fh:
-        return json.loads(_NON_FINITE.sub(rb'"\1"', fh.read()))
+        decoded: XnnGraph = json.loads(_NON_FINITE.sub(rb'"\1"', fh.read()))
+        return decoded
 
 
-def _dims(graph: dict[str, Any]) -> dict[int, list[int]]:
+def _dims(graph: XnnGraph) -> dict[int, list[int]]:
     out = {}
     for value in graph.get("xvalues") or []:
-        tensor = value.get("xvalue_union") or {}
-        tensor = tensor.get("tensor_value", tensor)  # a quantized value wraps its tensor
+        union: XnnTensor = value.get("xvalue_union") or {}
+        tensor = union.get("tensor_value", union)  # a quantized value wraps its tensor
         out[int(tensor.get("id_out", -1))] = [int(d) for d in tensor.get("dims") or []]
     return out
 
 
-def xnn_node_flops(kind: str, node: dict[str, Any], dims: dict[int, list[int]]) -> int:
+def xnn_node_flops(kind: str, node: Mapping[str, int], dims: dict[int, list[int]]) -> int:
     """One XNNPACK node's MAC FLOPs (0 for a node that does no multiply-accumulate)."""
     if kind in ("XNNConv2d", "XNNDepthwiseConv2d"):
         return 2 * prod(dims[node["output_id"]]) * node["kernel_height"] * node["kernel_width"] * \
@@ -88,7 +114,7 @@ def _kernel_flops(name: str, sizes: list[list[int] | None], transposed: bool) ->
     return 0
 
 
-def _kernel_work(plan, by_op: dict[str, int]) -> None:
+def _kernel_work(plan: Any, by_op: dict[str, int]) -> None:
     values = plan.values
     names = [op.name for op in plan.operators]
 
@@ -110,7 +136,7 @@ def _kernel_work(plan, by_op: dict[str, int]) -> None:
             by_op[name] = by_op.get(name, 0) + flops
 
 
-def mac_work(path: str) -> dict[str, Any]:
+def mac_work(path: str) -> GraphWork:
     """The program's MAC FLOPs (`flops`, `flops_by_op`), or why they could not be read
     (`flops_unmeasured`: the check is then unmeasured)."""
     try:

@@ -14,15 +14,18 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from nnlite_tui.core.runtimes.base import AppEngine, Runtime
+from nnlite_tui.core.runtimes.base import AppEngine, GraphWork, Runtime
 from nnlite_tui.core.versions import dist_version
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from nnlite_tui.core.bench.block import ProfiledBlocks
+    from nnlite_tui.core.bench.session import BenchSession
     from nnlite_tui.core.bench.settings import BenchSettings
     from nnlite_tui.core.convert.phases import PhaseClock
     from nnlite_tui.core.convert.worker.model import Prepared
+    from nnlite_tui.core.ops.graph import Graph
     from nnlite_tui.core.runtimes.litert.export import PhaseTracker
 
 # Bump when the worker's output for the same inputs changes (invalidates the cache).
@@ -73,7 +76,7 @@ class LiteRt:
 
         return [ROUTE, RECIPES[precision], ACCURACY_SAMPLES, dist_version("ai-edge-quantizer")]
 
-    def read_graph(self, path: str):
+    def read_graph(self, path: str) -> Graph:
         from nnlite_tui.core.runtimes.litert.graph import read_graph
 
         return read_graph(path)
@@ -97,14 +100,14 @@ class LiteRt:
 
             self._tracker = PhaseTracker()
 
-    def export(self, prepared: Prepared, out_path: str, clock: PhaseClock) -> dict[str, Any]:
+    def export(self, prepared: Prepared, out_path: str, clock: PhaseClock) -> dict[str, object]:
         from nnlite_tui.core.runtimes.litert.export import export
 
         self.worker_start()
         assert self._tracker is not None  # made by worker_start
         return export(prepared, out_path, self._tracker, clock)
 
-    def graph_work(self, path: str) -> dict[str, Any]:
+    def graph_work(self, path: str) -> GraphWork:
         from nnlite_tui.core.runtimes.litert.export import mac_work
 
         return mac_work(path)
@@ -114,7 +117,7 @@ class LiteRt:
 
         return run_all(path, samples)
 
-    def derive(self, job: dict[str, Any]) -> dict[str, Any]:
+    def derive(self, job: dict[str, object]) -> dict[str, object]:
         from nnlite_tui.core.runtimes.litert.quantize import handle_derive
 
         return handle_derive(job)
@@ -125,12 +128,12 @@ class LiteRt:
 
         return host_backend(requested, path)
 
-    def open_session(self, path: str, settings: BenchSettings):
+    def open_session(self, path: str, settings: BenchSettings) -> BenchSession:
         from nnlite_tui.core.runtimes.litert.interpreter import open_session
 
         return open_session(path, settings)
 
-    def profile(self, path: str, settings: BenchSettings, ranges: Sequence[Sequence[int] | None] = ()) -> dict[str, Any]:
+    def profile(self, path: str, settings: BenchSettings, ranges: Sequence[Sequence[int] | None] = ()) -> ProfiledBlocks:
         from nnlite_tui.core.runtimes.litert.profiled_pass import profiled_pass
 
         return profiled_pass(path, settings, ranges)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 INLINE_LIMIT = 1 << 30
 DATA_ALIGNMENT = 16
@@ -29,6 +29,8 @@ def _builder_class():
 
     class SharingBuilder(flatbuffers.Builder):
         """Writes each distinct int64 vector once; uint8 vectors (tensor data) 16-byte aligned."""
+
+        head: int  # flatbuffers.Builder's write position
 
         def __init__(self, size: int):
             super().__init__(size)
@@ -58,7 +60,23 @@ def _builder_class():
     return SharingBuilder
 
 
-def compact(path: str | os.PathLike) -> dict[str, Any]:
+class _CompactCommon(TypedDict):
+    bytes_before: int
+    bytes_after: int
+
+
+class Compaction(_CompactCommon, total=False):
+    """What compact() did, for the conversion record."""
+
+    skipped: str  # why the file was left as written
+    shared_vectors: int
+
+
+class CompactFailed(TypedDict):
+    error: str  # why the file could not be rewritten (it stays as the quantizer wrote it)
+
+
+def compact(path: str | os.PathLike[str]) -> Compaction:
     """Rewrite `path` in place with shared int64 vectors; what it did, for the conversion record."""
     import numpy as np
     from ai_edge_litert import schema_py_generated as schema

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from typing import Any
 
 from nnlite_tui.core.convert.phases import PhaseClock
 from nnlite_tui.core.convert.worker import draws, stochastic
@@ -19,6 +18,7 @@ from nnlite_tui.core.convert.worker.model import Prepared, blame_sampling, guard
 from nnlite_tui.core.convert.worker import lowering_rewrites
 from nnlite_tui.core.convert.worker.export_fixes import exact_rewrites
 from nnlite_tui.core.ops.graph import GraphError
+from nnlite_tui.core.runtimes.base import GraphWork
 from nnlite_tui.core.runtimes.litert.graph import MAC_OPS, read_graph
 from nnlite_tui.core.runtimes.litert.token_tables import with_table_ranges
 from nnlite_tui.core.runtimes.litert.validate import validate, validate_spread
@@ -60,7 +60,7 @@ class PhaseTracker:
 def _export(litert_torch, target, sample: tuple, tracker: PhaseTracker, attempt: str = stochastic.AS_TRACED):
     """torch.export non-strict first, then strict; lowering errors are final. `attempt`: how the
     program's random draws are written (stochastic.py; as traced for a model that does not draw)."""
-    first = None
+    first: BaseException | None = None
     for strict in (False, True):
         tracker.phase = "export"
         tracker.switched_at = None
@@ -74,6 +74,7 @@ def _export(litert_torch, target, sample: tuple, tracker: PhaseTracker, attempt:
             if tracker.phase != "export":
                 raise StageError(tracker.phase, exc) from exc
             first = first or exc
+    assert first is not None  # both attempts raised
     raise StageError("export", first) from first
 
 
@@ -103,7 +104,7 @@ def _write(converted, out_path: str) -> None:
 
 
 def _validate_sampling(litert_torch, prepared: Prepared, out_path: str, attempt: str, tracker: PhaseTracker,
-                       samples: list[list]) -> dict[str, Any]:
+                       samples: list[list]) -> dict[str, object]:
     """The artifact of a model that draws, validated as stochastic.py says."""
     assert prepared.sampled is not None
 
@@ -130,7 +131,7 @@ def _split_convert(clock: PhaseClock, start: tuple[float, float], tracker: Phase
     clock.since("lower", switched)
 
 
-def mac_work(path: str) -> dict[str, Any]:
+def mac_work(path: str) -> GraphWork:
     """The artifact's multiply-accumulate FLOPs (`flops`, `flops_by_op`) for the compute check; None
     when its graph cannot be read (the check is then unmeasured)."""
     try:
@@ -144,7 +145,7 @@ def mac_work(path: str) -> dict[str, Any]:
     return {"flops": sum(by_op.values()), "flops_by_op": by_op}
 
 
-def export(prepared: Prepared, out_path: str, tracker: PhaseTracker, clock: PhaseClock) -> dict[str, Any]:
+def export(prepared: Prepared, out_path: str, tracker: PhaseTracker, clock: PhaseClock) -> dict[str, object]:
     """Convert `prepared` to `out_path` and validate it; the LiteRT-specific result fields."""
     import litert_torch
     import torch

@@ -9,7 +9,7 @@ are every input (weights included) plus every output, at the tensor's element si
 from __future__ import annotations
 
 from math import prod
-from typing import Any
+from typing import Any, TypedDict
 
 from nnlite_tui.core.ops.graph import Graph, GraphError, GraphOp, Tensor
 
@@ -37,8 +37,23 @@ def _options(op, cls):
     return opts
 
 
-def _params(schema, op_type: str, op, ins: list[Tensor], outs: list[Tensor]) -> dict[str, Any]:
-    p: dict[str, Any] = {}
+class OpParams(TypedDict, total=False):
+    """What sets an op's cost beside its tensors (GraphOp.params; its cost key)."""
+
+    kernel: str  # "3x3" (a 3D convolution: "dxhxw")
+    stride: str  # "1x1"
+    padding: str  # "SAME", "VALID"
+    dilation: str
+    act: str | None  # the fused activation
+    cin: int
+    cout: int
+    groups: int
+    units: int  # FULLY_CONNECTED: output units and input depth
+    depth: int
+
+
+def _params(schema: Any, op_type: str, op: Any, ins: list[Tensor], outs: list[Tensor]) -> OpParams:
+    p: OpParams = {}
     if op_type in ("CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV") and len(ins) >= 2:
         weights = ins[1]  # TRANSPOSE_CONV: (output shape, weights, input)
         if len(weights.shape) == 4:
@@ -63,18 +78,19 @@ def _params(schema, op_type: str, op, ins: list[Tensor], outs: list[Tensor]) -> 
     elif op_type in ("MAX_POOL_2D", "AVERAGE_POOL_2D"):
         opts = _options(op, schema.Pool2DOptions)
         if opts is not None:
-            p.update(kernel=f"{opts.FilterHeight()}x{opts.FilterWidth()}", stride=f"{opts.StrideH()}x{opts.StrideW()}",
-                     padding=_PADDING.get(opts.Padding(), opts.Padding()))
+            p["kernel"] = f"{opts.FilterHeight()}x{opts.FilterWidth()}"
+            p["stride"] = f"{opts.StrideH()}x{opts.StrideW()}"
+            p["padding"] = _PADDING.get(opts.Padding(), opts.Padding())
     elif op_type == "CONV_3D" and len(ins) >= 2 and len(ins[1].shape) == 5:
         # filter [depth, height, width, in channels (per group), out channels]
         kd, kh, kw, cin, cout = ins[1].shape
-        p.update(kernel=f"{kd}x{kh}x{kw}", cin=cin, cout=cout)
+        p["kernel"], p["cin"], p["cout"] = f"{kd}x{kh}x{kw}", cin, cout
     elif op_type == "FULLY_CONNECTED" and len(ins) >= 2 and len(ins[1].shape) == 2:
-        p.update(units=ins[1].shape[0], depth=ins[1].shape[1])
+        p["units"], p["depth"] = ins[1].shape[0], ins[1].shape[1]
     return p
 
 
-def _work(op_type: str, params: dict[str, Any], ins: list[Tensor], outs: list[Tensor]) -> int:
+def _work(op_type: str, params: OpParams, ins: list[Tensor], outs: list[Tensor]) -> int:
     out_elems = prod(outs[0].shape) if outs and outs[0].shape else 1
     if op_type in ("CONV_2D", "DEPTHWISE_CONV_2D") and "kernel" in params and "cin" in params:
         kh, kw = map(int, params["kernel"].split("x"))
@@ -133,7 +149,7 @@ def read_graph(path: str) -> Graph:
         ins = [tensor(i) for i in (op.InputsAsNumpy() if op.InputsLength() else []) if i >= 0]
         outs = [tensor(i) for i in (op.OutputsAsNumpy() if op.OutputsLength() else []) if i >= 0]
         params = _params(schema, op_type, op, ins, outs)
-        ops.append(GraphOp(index=index, type=op_type, inputs=ins, outputs=outs, params=params,
+        ops.append(GraphOp(index=index, type=op_type, inputs=ins, outputs=outs, params=dict(params),
                            flops=_work(op_type, params, ins, outs),
                            bytes_moved=sum(t.bytes for t in ins) + sum(t.bytes for t in outs)))
     return Graph(path=path, ops=ops)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from nnlite_tui.core.bench.block import Delegation, InputDetail, SessionTiming
 from nnlite_tui.core.bench.settings import BenchmarkError, BenchSettings
 
 # What LiteRT in Python can run on a host CPU; other requests fall back, and the result says so.
@@ -68,7 +69,7 @@ def attach_native_clock(interpreter) -> NativeClock | None:
     return clock
 
 
-def graph_delegation(interpreter, backend: str) -> dict[str, Any]:
+def graph_delegation(interpreter: Any, backend: str) -> Delegation:
     """What LiteRT in Python says about delegation: each delegate partition is one DELEGATE node in
     the graph, so partitions and the model's own node count are known; how many nodes a partition
     took is not exposed (on Android the app reads it from LiteRT's log line), so it stays null."""
@@ -86,28 +87,28 @@ def graph_delegation(interpreter, backend: str) -> dict[str, Any]:
 class LiteRtSession:
     """A loaded, allocated interpreter (bench.protocol.BenchSession)."""
 
-    timing = {"wall_clock": "Interpreter.invoke", "native_clock": "InterpreterWrapper.Invoke"}
+    timing: SessionTiming = {"wall_clock": "Interpreter.invoke", "native_clock": "InterpreterWrapper.Invoke"}
     reset_inputs = None  # inputs are set once: the interpreter never writes over its input tensors
 
     def __init__(self, interpreter, backend: str):
         self.interpreter = interpreter
         self.backend = backend
-        self._delegation: dict[str, Any] | None = None
+        self._delegation: Delegation | None = None
         self.native = attach_native_clock(interpreter)
         if self.native is None:
             self.timing = {**self.timing, "native_clock": None}
         self.invoke = interpreter.invoke
 
-    def inputs(self) -> list[dict[str, Any]]:
-        return self.interpreter.get_input_details()
+    def inputs(self) -> list[InputDetail]:
+        return self.interpreter.get_input_details()  # LiteRT's own description, which InputDetail copies
 
-    def set_input(self, detail: dict[str, Any], value: Any) -> None:
+    def set_input(self, detail: InputDetail, value: Any) -> None:
         self.interpreter.set_tensor(detail["index"], value)
 
     def output_shapes(self) -> list[list[int]]:
         return [[int(d) for d in o["shape"]] for o in self.interpreter.get_output_details()]
 
-    def delegation(self) -> dict[str, Any]:
+    def delegation(self) -> Delegation:
         if self._delegation is None:
             self._delegation = graph_delegation(self.interpreter, self.backend)
         return self._delegation

@@ -65,7 +65,10 @@ class _Session:
         self._libc = ctypes.CDLL(None)
         self._libc.strdup.restype = ctypes.c_void_p
         self._libc.strdup.argtypes = [ctypes.c_char_p]
-        self.env = self.model = self.options = self.compiled = None
+        self.env: ctypes.c_void_p | None = None
+        self.model: ctypes.c_void_p | None = None
+        self.options: ctypes.c_void_p | None = None
+        self.compiled: ctypes.c_void_p | None = None
         self.inputs: list[ctypes.c_void_p] = []
         self.outputs: list[ctypes.c_void_p] = []
         try:
@@ -210,7 +213,9 @@ def profiler_added_costs(lib, path: str, kernel_mode: str, threads: int) -> tupl
         for _ in range(20):
             for session in sessions:
                 session.run()
-        plain_us, idle_us, recording_us = [], [], []
+        plain_us: list[float] = []
+        idle_us: list[float] = []
+        recording_us: list[float] = []
         until = time.monotonic() + CALIBRATION_SECONDS
         while len(plain_us) < CALIBRATION_PAIRS and time.monotonic() < until:
             plain_us.append(_timed(plain))

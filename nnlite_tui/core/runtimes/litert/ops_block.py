@@ -16,7 +16,8 @@ leave out stays in the block's unattributed_us.
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import TypedDict
 
 from nnlite_tui.core.runtimes.litert.op_profile import OpProfile
 from nnlite_tui.core.runtimes.litert.profile_events import ProfiledOp
@@ -103,12 +104,28 @@ def align(delegate_ops: list[ProfiledOp], graph_ops: list[GraphOp]) -> list[int 
     return match
 
 
-def _tensors(op: GraphOp, which: str) -> list[dict[str, Any]]:
-    return [{"shape": t.shape, "dtype": t.dtype, **({"constant": True} if t.constant else {})}
-            for t in getattr(op, which)]
+class _TensorCommon(TypedDict):
+    shape: list[int]
+    dtype: str
 
 
-def build_ops_block(graph: Graph, profile: OpProfile) -> dict[str, Any]:
+class TensorRow(_TensorCommon, total=False):
+    """One of an op's tensors in its row (`inputs`, `outputs`)."""
+
+    constant: bool  # only when it is (weights, a table)
+
+
+def _tensors(op: GraphOp, which: str) -> list[TensorRow]:
+    rows: list[TensorRow] = []
+    for t in getattr(op, which):
+        row: TensorRow = {"shape": t.shape, "dtype": t.dtype}
+        if t.constant:
+            row["constant"] = True
+        rows.append(row)
+    return rows
+
+
+def build_ops_block(graph: Graph, profile: OpProfile) -> Mapping[str, object]:
     """Per graph op: type, tensors, cost parameters, FLOPs, bytes, how it was timed and its measured
     avg/median/min µs and share of the total (core/ops/block.py); the block checked (block_check.py)."""
     samples: dict[int, list[list[int]]] = {op.index: [] for op in graph.ops}

@@ -120,7 +120,7 @@ def snapshot_us(events: list[Event]) -> float | None:
     model's buffer registration) to the start of "Invoke" is one such snapshot (plus the few
     instructions between the two calls), and the same snapshot lies inside every "Invoke" event's
     elapsed time. None when no run has that event."""
-    gaps = []
+    gaps: list[float] = []
     previous: Event | None = None
     for ev in events:
         if ev.event_type != DEFAULT_EVENT:

@@ -13,19 +13,39 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from nnlite_tui.core.convert.worker.calibration import calibration_samples
 from nnlite_tui.core.convert.worker.derivation import derived_result, model_to_derive, run_derivation
 from nnlite_tui.core.convert.worker.errors import StageError
 from nnlite_tui.core.convert.worker.model import as_exported
-from nnlite_tui.core.spec import ModelSpec
+from nnlite_tui.core.runtimes.derive_job import DeriveJob
+from nnlite_tui.core.runtimes.litert.compact import CompactFailed, Compaction
 from nnlite_tui.core.versions import dist_version
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ROUTE = "ai-edge-quantizer"
 RECIPES = {"fp16": "weight_only_f16 (FLOAT_CASTING)", "dynamic-int8": "dynamic_wi8_afp32",
            "int8": "static_wi8_ai8"}
+
+
+class InputQuantization(TypedDict):
+    scale: float
+    zero_point: int
+
+
+class ArtifactIO(TypedDict):
+    """A derived .tflite's inputs and outputs, as the interpreter describes them."""
+
+    artifact_input_shape: list[int]
+    artifact_input_dtype: str
+    input_quantization: InputQuantization | None
+    output_dtypes: list[str]
+    output_shapes: list[list[int]]
 
 
 class DeriveError(Exception):
@@ -55,7 +75,7 @@ def _recipe(precision: str):
     raise ValueError(f"no recipe for precision {precision!r}")
 
 
-def _run(path: str, inputs_fed: list, *, threads: int = 1) -> tuple[list[list], dict[str, Any]]:
+def _run(path: str, inputs_fed: list, *, threads: int = 1) -> tuple[list[list], ArtifactIO]:
     """Outputs (as floats) of the .tflite for each input, and its I/O description."""
     from ai_edge_litert.interpreter import Interpreter
 
@@ -71,7 +91,7 @@ def _run(path: str, inputs_fed: list, *, threads: int = 1) -> tuple[list[list], 
         interpreter.invoke()
         outputs.append([from_model_output(interpreter.get_tensor(d["index"]), d) for d in details_out])
     params = quant_params(detail_in)
-    io = {"artifact_input_shape": [int(d) for d in detail_in["shape"]],
+    io: ArtifactIO = {"artifact_input_shape": [int(d) for d in detail_in["shape"]],
           "artifact_input_dtype": detail_in["dtype"].__name__,
           "input_quantization": None if params is None else {"scale": params[0], "zero_point": params[1]},
           "output_dtypes": [d["dtype"].__name__ for d in details_out],
@@ -79,15 +99,16 @@ def _run(path: str, inputs_fed: list, *, threads: int = 1) -> tuple[list[list], 
     return outputs, io
 
 
-def derive(job: dict[str, Any]) -> dict[str, Any]:
-    """One derivation job: {spec, fp32_path, out_path, layout, calibration: {samples, dir}}; the
-    model is built exactly as for fp32."""
+def derive(job: dict[str, object]) -> dict[str, object]:
+    """One derivation job (derive_job.py: {spec, fp32_path, out_path, layout, calibration: {samples, dir}});
+    the model is built exactly as for fp32. The result's fields, JSON the runner checks (convert.messages.result)."""
 
     from nnlite_tui.core.convert.worker.accuracy import accuracy_block, measure
 
-    spec = ModelSpec.from_dict(job["spec"])
-    precision, out_path = spec.precision, job["out_path"]
-    nhwc = job.get("layout") == "NHWC"
+    asked = DeriveJob.of(job)
+    spec = asked.spec
+    precision, out_path = spec.precision, asked.out_path
+    nhwc = asked.nhwc
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     derivand = model_to_derive(job, spec, DeriveError)
@@ -101,16 +122,15 @@ def derive(job: dict[str, Any]) -> dict[str, Any]:
     try:
         from ai_edge_quantizer import quantizer
 
-        q = quantizer.Quantizer(job["fp32_path"], _recipe(precision))
+        q = quantizer.Quantizer(asked.fp32_path, _recipe(precision))
     except (ImportError, ValueError, RuntimeError) as exc:
         raise DeriveError("quantize", exc) from exc
     calibration_result = None
     if q.need_calibration:
-        settings = job.get("calibration") or {}
         try:
-            samples, calibration = calibration_samples(tuple(example_args[0].shape), int(settings.get("samples") or 32),
-                                                       settings.get("dir"))
-            data = _signature_data(job["fp32_path"], samples, nhwc)
+            samples, calibration = calibration_samples(tuple(example_args[0].shape), asked.calibration_samples,
+                                                       asked.calibration_dir)
+            data = _signature_data(asked.fp32_path, samples, nhwc)
             calibration_result = q.calibrate(data, num_threads=1)
         except (ValueError, KeyError, RuntimeError, OSError) as exc:
             raise DeriveError("calibrate", exc) from exc
@@ -136,7 +156,7 @@ def derive(job: dict[str, Any]) -> dict[str, Any]:
     timings["validate_s"] = time.perf_counter() - t0
     block = accuracy_block(precision, f"{ROUTE}: {RECIPES[precision]}", calibration, cost)
     route, recipe_name = ROUTE, RECIPES[precision]
-    if precision == "int8" and block["verdict"] == "degraded" and job.get("pt2e", True):
+    if precision == "int8" and block["verdict"] == "degraded" and asked.pt2e:
         t0 = time.perf_counter()
         target = as_exported(model, 0) if nhwc else model
         calibration_fed = [s.transpose(0, 2, 3, 1).copy() if nhwc else s for s in samples]
@@ -163,13 +183,13 @@ def derive(job: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def handle_derive(job: dict[str, Any]) -> dict[str, Any]:
+def handle_derive(job: dict[str, object]) -> dict[str, object]:
     """The worker's entry for a derivation job: a result dict, never an exception for the model's faults."""
-    return run_derivation(job, derive, ModelSpec.from_dict(job["spec"]).precision, (DeriveError, StageError))
+    return run_derivation(job, derive, DeriveJob.of(job).spec.precision, (DeriveError, StageError))
 
 
 def _try_pt2e(target, sample_fed, calibration_fed: list, alt_path: str, references: list, fed: list,
-              calibration: dict[str, Any] | None):
+              calibration: dict[str, object] | None):
     """((accuracy block, cost, io, compaction), None) for the PT2E route written to alt_path, or (None, why it
     failed) for the report. The caller decides which file stays."""
     import sys
@@ -192,7 +212,7 @@ def _try_pt2e(target, sample_fed, calibration_fed: list, alt_path: str, referenc
     return (block, cost, io, compaction), None
 
 
-def _compact(path: str) -> dict[str, Any]:
+def _compact(path: str) -> Compaction | CompactFailed:
     """Share the file's identical zero-point vectors (tflite_compact.py); the file is fine without it."""
     from nnlite_tui.core.runtimes.litert.compact import compact
 
@@ -204,19 +224,26 @@ def _compact(path: str) -> dict[str, Any]:
         return {"error": f"{type(exc).__name__}: {exc}"[:300]}
 
 
-def _better(candidate: dict[str, Any], current: dict[str, Any]) -> bool:
-    """Within tolerance beats beyond it; otherwise the smaller relative error wins."""
+def _better(candidate: Mapping[str, object], current: Mapping[str, object]) -> bool:
+    """Within tolerance beats beyond it; otherwise the smaller relative error wins (accuracy blocks:
+    convert/worker/accuracy.py)."""
     if (candidate["verdict"] == "ok") != (current["verdict"] == "ok"):
         return candidate["verdict"] == "ok"
-    return candidate["max_abs_err_rel"] < current["max_abs_err_rel"]
+    return _relative_error(candidate) < _relative_error(current)
 
 
-def _summary(block: dict[str, Any]) -> dict[str, Any]:
+def _relative_error(block: Mapping[str, object]) -> float:
+    error = block["max_abs_err_rel"]
+    assert isinstance(error, (int, float)), f"max_abs_err_rel {error!r}"  # accuracy_block writes a figure
+    return error
+
+
+def _summary(block: Mapping[str, object]) -> dict[str, object]:
     return {k: block.get(k) for k in ("route", "top1_agreement", "max_abs_err_rel", "mean_abs_err_rel", "cosine",
                                       "verdict")}
 
 
-def _signature_data(fp32_path: str, samples: list, nhwc: bool) -> dict[str, list[dict[str, Any]]]:
+def _signature_data(fp32_path: str, samples: list, nhwc: bool) -> dict[str, list[dict[str, np.ndarray]]]:
     """Calibration inputs keyed as the quantizer wants them: {signature: [{input name: array}]}."""
     import numpy as np
     from ai_edge_litert.interpreter import Interpreter

@@ -12,7 +12,7 @@ is filled in range. Reads the flatbuffer with the schema module shipped with ai-
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 _KEEPS_VALUES = ("CAST", "RESHAPE", "SLICE", "STRIDED_SLICE", "SQUEEZE", "EXPAND_DIMS")
 _INTEGER_TYPES = (2, 4, 7, 9, 3)  # int32, int64, int16, int8, uint8 (schema TensorType)
@@ -91,8 +91,9 @@ def _rows_from(tensor: int, ops, sub, constant) -> list[int]:
     return found
 
 
-def with_table_ranges(signature: list[dict[str, Any]], path: str) -> list[dict[str, Any]]:
-    """The signature with a range from the graph's table for each integer input that has none."""
+def with_table_ranges(signature: Sequence[Mapping[str, object]], path: str) -> Sequence[Mapping[str, object]]:
+    """The signature with a range from the graph's table for each integer input that has none (its
+    entries are the conversion's input_signature: this reads their `dtype` and `range` only)."""
     integer = ("int8", "int16", "int32", "int64", "uint8")
     missing = [i for i, e in enumerate(signature) if e.get("dtype") in integer and "range" not in e]
     if not missing:

@@ -8,11 +8,19 @@ inputs (image + tokens) is fed through the interpreter's signature runner by inp
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypedDict
 
 from nnlite_tui.core.convert.output_check import checked_runs
 from nnlite_tui.core.convert.worker.distribution import Spread, compare
 from nnlite_tui.core.convert.worker.validation import check_outputs
+
+
+class ArtifactShapes(TypedDict):
+    """The .tflite's input and outputs as its interpreter describes them (conversion result fields)."""
+
+    artifact_input_shape: list[int]
+    artifact_input_dtype: str
+    output_shapes: list[list[int]]
 
 
 def _run_single(interpreter, sample: list) -> list:
@@ -46,7 +54,7 @@ def _interpreter(path: str):
     return interpreter
 
 
-def _described(interpreter) -> dict[str, Any]:
+def _described(interpreter: Any) -> ArtifactShapes:
     inputs = interpreter.get_input_details()
     return {
         "artifact_input_shape": [int(d) for d in inputs[0]["shape"]],
@@ -62,15 +70,16 @@ def run_all(path: str, samples: list[list]) -> list[list]:
     return [run(interpreter, sample) for sample in samples]
 
 
-def validate(path: str, samples: list[list], references: list[list]) -> dict[str, Any]:
-    """samples: per check, the numpy inputs as fed to the .tflite; references: PyTorch's outputs."""
+def validate(path: str, samples: list[list], references: list[list]) -> dict[str, object]:
+    """samples: per check, the numpy inputs as fed to the .tflite; references: PyTorch's outputs. The
+    validation's result fields (validation.check_outputs': max_abs_diff, validation) and the shapes."""
     interpreter = _interpreter(path)
     run = _run_single if len(samples[0]) == 1 else _run_signature
     checked = check_outputs((run(interpreter, sample) for sample in samples), references)
     return {**checked, **_described(interpreter)}
 
 
-def validate_spread(path: str, sample: list, reference: Spread) -> dict[str, Any]:
+def validate_spread(path: str, sample: list, reference: Spread) -> dict[str, object]:
     """The .tflite's outputs over as many runs on `sample` as PyTorch's `reference` spread, tested
     against it (distribution.compare: DistributionMismatch when they differ), and the artifact's shapes."""
     interpreter = _interpreter(path)
