@@ -199,11 +199,11 @@ def compare_pair(before: ResultRow, after: ResultRow, threshold: float, resample
     if len(before.round_medians_ns) >= 2 and len(after.round_medians_ns) >= 2:
         ratio, ci, p = rounds_ratio(before.round_medians_ns, after.round_medians_ns)
         return Pair(before, after, classify_rounds(ci, p, threshold), ratio, ci, ROUNDS, p)
-    ratio = after.median_ns / before.median_ns if before.median_ns and after.median_ns else None
+    median_ratio = after.median_ns / before.median_ns if before.median_ns and after.median_ns else None
     if not before.samples_ns or not after.samples_ns:
-        return Pair(before, after, NO_SAMPLES, ratio, basis=SINGLE_ROUND)
-    ci = bootstrap_ratio_ci(before.samples_ns, after.samples_ns, resamples, seed=seed)
-    return Pair(before, after, classify(ci, threshold), ratio, ci, SINGLE_ROUND)
+        return Pair(before, after, NO_SAMPLES, median_ratio, basis=SINGLE_ROUND)
+    samples_ci = bootstrap_ratio_ci(before.samples_ns, after.samples_ns, resamples, seed=seed)
+    return Pair(before, after, classify(samples_ci, threshold), median_ratio, samples_ci, SINGLE_ROUND)
 
 
 def _settings(run: RunResults) -> dict[str, set[str]]:

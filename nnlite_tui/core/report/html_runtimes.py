@@ -86,7 +86,7 @@ def runtime_data(rows: list[ResultRow], statuses: dict[str, str], errors: dict[s
         for rt in others:
             base, other = medians.get(BASELINE), medians.get(rt)
             cols["ratio"][rt].append(float(f"{other / base:.4g}") if base and other else None)
-        ok = tuple(rt for rt in runtimes if (r := by_runtime.get(rt)) is not None and r.conversion.get("ok", True))
+        ok = tuple(rt for rt in runtimes if (cell := by_runtime.get(rt)) is not None and cell.conversion.get("ok", True))
         converts[ok] += 1
     summary = "; ".join(f"{n} converted in {' and '.join(ok) if ok else 'none'}"
                         for ok, n in sorted(converts.items(), key=lambda kv: (-len(kv[0]), kv[0])))
