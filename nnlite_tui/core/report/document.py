@@ -13,7 +13,7 @@ import io
 import platform
 import time
 from pathlib import Path
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from nnlite_tui import __version__
@@ -49,13 +49,6 @@ SUMMARY_COLUMNS = ("model", "status", "device", "backend", "params", "artifact_b
 def base_name(name: str | None, precision: str, runtime: str = DEFAULT_RUNTIME) -> str | None:
     """The model a unit measures: its name without the "@<runtime>" and "@<precision>" suffixes."""
     return model_of(name, precision, runtime) if name else name
-
-
-def runtime_of(report: Mapping[str, Any]) -> str:
-    """The runtime a report's unit ran in; reports of releases before runtimes existed are LiteRT's."""
-    model = report.get("model")
-    model = model if isinstance(model, Mapping) else {}
-    return str(report.get("runtime") or model.get("runtime") or DEFAULT_RUNTIME)
 
 
 def weights_text(record: Mapping[str, Any] | None) -> str:
@@ -211,7 +204,7 @@ def summary_row(report: Report | Mapping[str, Any], status: str | None = None) -
         "max_abs_err_rel": _rounded(accuracy.max_abs_err_rel),
         "mean_abs_err_rel": _rounded(accuracy.mean_abs_err_rel), "cosine": _rounded(accuracy.cosine),
         **_rounds_columns(bench if report.valid else None),
-        **summary_columns(report.to_json()),
+        **summary_columns(report.benchmark.energy),
     }
 
 
@@ -233,30 +226,34 @@ def to_csv(rows: list[dict[str, Any]]) -> str:
     return buf.getvalue()
 
 
-def write_lemur(reports: list[dict[str, Any]], out_dir: Path, sources: list[Path] | None = None) -> list[Path]:
+def write_lemur(reports: Sequence[Report | Mapping[str, object]], out_dir: Path,
+                sources: list[Path] | None = None) -> list[Path]:
     """LEMUR's import layout: ab/nn/stat/run/<task>_<nn>/<device>.json with the NN-Lite keys only.
     Every path is checked to stay under out_dir before anything is written (UnsafePath names the
     report, from `sources` when given)."""
     planned = []
-    for n, report in enumerate(reports):
-        model = report.get("model") or {}
-        task = model.get("task") or "img-classification"
-        device = report.get("device") or {}
-        prefix = "android" if device.get("kind") != "host" else "host"
-        name = f"{prefix}_{safe_name(str(report.get('device_type') or device.get('serial')))}.json"
-        precision = model.get("precision") or "fp32"
-        runtime = runtime_of(report)
-        nn = model.get("base_name") or report.get("model_name")
+    for n, given in enumerate(reports):
+        source = sources[n] if sources else f"report {n + 1}"
+        report = given if isinstance(given, Report) else parse_report(given, str(source))
+        if not sources:
+            source = f"report {n + 1} ({report.model_name[:80]!r})"
+        model, device = report.model, report.device
+        task = model.task or "img-classification"
+        prefix = "android" if device.kind != "host" else "host"
+        name = f"{prefix}_{safe_name(str(report.device_type or device.serial))}.json"
+        precision = model.precision or "fp32"
+        runtime = report.runtime_name
+        nn = report.base_model
         # One nn, one file per device, runtime and precision (LiteRT fp32 keeps the plain name).
         tail = "".join(f"_{part}" for part in (runtime if runtime != DEFAULT_RUNTIME else "",
                                                 precision if precision != "fp32" else "") if part)
         name = name[: -len(".json")] + f"{tail}.json"
-        source = sources[n] if sources else f"report {n + 1} ({str(report.get('model_name'))[:80]!r})"
         path = inside(out_dir / "ab" / "nn" / "stat" / "run",
                       [(f"{task}_{nn}", "model.task and model_name"), (name, "device, runtime and precision")], source)
-        planned.append((path, {**{k: report.get(k) for k in LEMUR_KEYS}, "model_name": nn, "precision": precision,
-                               "runtime": runtime, "runtime_version": report.get("runtime_version"),
-                               **lemur_extra(report)}))
+        written = report.to_json()
+        planned.append((path, {**{k: written.get(k) for k in LEMUR_KEYS}, "model_name": nn, "precision": precision,
+                               "runtime": runtime, "runtime_version": report.runtime_version,
+                               **lemur_extra(report.benchmark.energy)}))
     for path, data in planned:
         write_json_atomic(path, data)
     return [path for path, _ in planned]

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from nnlite_tui.core.ops.block_versions import read_block
-from nnlite_tui.core.report.energy import EnergyFigure, energy_block, energy_of
+from nnlite_tui.core.report.energy import EnergyFigure, energy_of
 from nnlite_tui.core.results import Report, RunResults as ReportFolder, family_of, parse_report
+from nnlite_tui.core.results.model import EnergyBlock
 from nnlite_tui.core.runtimes import DEFAULT_RUNTIME
 
 DEFAULT_PRECISION = "fp32"
@@ -62,7 +63,7 @@ class ResultRow:
     runtime: str = DEFAULT_RUNTIME  # the unit's runtime (reports before runtimes existed are LiteRT's)
     base_model: str = ""  # the model the unit measures, whatever its runtime and precision (model.base_name)
     energy: EnergyFigure | None = None  # None: the run did not ask for energy
-    energy_block: dict[str, Any] | None = None  # the raw block (its samples: compare's bootstrap)
+    energy_block: EnergyBlock | None = None  # the whole block (its samples: compare's bootstrap)
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -90,10 +91,6 @@ def row_from_report(report: Report | Mapping[str, Any], source_file: str | None 
     valid = report.valid
     error = report.error
     ops = ops_block_of(report)
-    # the energy block as its file holds it; only it, not the whole report (a dump of every block
-    # costs as much as reading it, for each of 10,000 reports)
-    raw = {"benchmark": {"energy": bench.energy.model_dump(mode="json", by_alias=True, exclude_unset=True)}} \
-        if bench.energy is not None else {}
     return ResultRow(
         model=report.model_name,
         family=family_of(report.model_name),
@@ -120,8 +117,8 @@ def row_from_report(report: Report | Mapping[str, Any], source_file: str | None 
         **_rounds_fields(report if valid else None),
         runtime=report.runtime_name,
         base_model=report.base_model,
-        energy=energy_of(raw) if valid else None,
-        energy_block=energy_block(raw) if valid else None,
+        energy=energy_of(bench.energy) if valid else None,
+        energy_block=bench.energy if valid else None,
     )
 
 
