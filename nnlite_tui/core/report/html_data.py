@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from nnlite_tui.core.convert.causes import classify
-from nnlite_tui.core.ops.block import measured
+from nnlite_tui.core.ops.block import OpRow, avg_us
 from nnlite_tui.core.report.html_runtimes import runtime_data
 from nnlite_tui.core.report.html_source import HtmlRun, Unit
 from nnlite_tui.core.report.rows import DEFAULT_PRECISION, ResultRow
@@ -94,22 +94,24 @@ def ms_per_gflop(row: ResultRow) -> float | None:
     return r4(row.median_ns / 1e6 / (row.flops / 1e9))
 
 
-def _op_detail(op: dict[str, Any]) -> str:
+def _op_detail(op: OpRow) -> str:
     """What tells two ops of one type apart: kernel size and stride, and the output shape."""
     params = op.get("params") or {}
     parts = [f"{k} {params[k]}" for k in ("kernel", "stride") if params.get(k)]
-    first = (op.get("outputs") or [None])[0]
+    outputs = op.get("outputs") or []
+    first = outputs[0] if outputs else None
     if isinstance(first, dict) and first.get("shape"):
         parts.append("→ " + "x".join(str(d) for d in first["shape"]))
     return ", ".join(parts)
 
 
 def _op_rows(row: ResultRow, s: Strings) -> list[list[Any]]:
-    ranked = sorted(row.ops, key=lambda o: float(o["avg_us"]) if measured(o) else -1.0, reverse=True)
-    total = sum(float(o["avg_us"]) for o in row.ops if measured(o)) or 1.0
+    timed = [(op, avg_us(op)) for op in row.ops]
+    ranked = sorted(timed, key=lambda t: float(t[1]) if t[1] is not None else -1.0, reverse=True)
+    total = sum(float(us) for _, us in timed if us is not None) or 1.0
     return [[op.get("index"), s(op.get("type")), s(_op_detail(op)),
-             r4(float(op["avg_us"])) if measured(op) else None,
-             r4(100 * float(op["avg_us"]) / total) if measured(op) else None] for op in ranked[:TOP_OPS]]
+             r4(float(us)) if us is not None else None,
+             r4(100 * float(us) / total) if us is not None else None] for op, us in ranked[:TOP_OPS]]
 
 
 def _conversion(conv: dict[str, Any], s: Strings) -> list[list[int | None]]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from nnlite_tui.core.ops.block import OpRow, OpsBlockJson
 from nnlite_tui.core.ops.block_versions import read_block
 from nnlite_tui.core.report.energy import EnergyFigure, energy_of
 from nnlite_tui.core.results import Report, RunResults as ReportFolder, family_of, parse_report
@@ -21,7 +22,7 @@ DEFAULT_PRECISION = "fp32"
 __all__ = ["DEFAULT_PRECISION", "ResultRow", "RunResults", "family_of", "load_run", "ops_block_of", "row_from_report"]
 
 
-def ops_block_of(report: Report) -> dict[str, Any]:
+def ops_block_of(report: Report) -> OpsBlockJson:
     """The per-op profile (`benchmark.ops`) in the current ops schema and checked, whatever version
     wrote it (core/ops/block_versions.py); {} without one."""
     block = report.benchmark.ops
@@ -50,7 +51,7 @@ class ResultRow:
     error_stage: str | None = None
     error_message: str | None = None
     conversion: dict[str, Any] = field(default_factory=dict)
-    ops: list[dict[str, Any]] = field(default_factory=list)
+    ops: list[OpRow] = field(default_factory=list)
     ops_invalid: list[str] = field(default_factory=list)  # why the ops block failed its checks
     source_file: str | None = None
     # The rounds (schema 3): each round's median; the headline median across them, its interval and
