@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from nnlite_tui.core.ops.block import OpRow, OpsBlockJson
 from nnlite_tui.core.ops.block_versions import read_block
@@ -31,6 +31,54 @@ def ops_block_of(report: Report) -> OpsBlockJson:
     return read_block(block.model_dump(mode="json", exclude_unset=True)) or {}
 
 
+class ValidationJson(TypedDict, total=False):
+    strength: str  # "strong", "weak: ...", ... (results/model.py ValidationBlock)
+
+
+class ComputeCheckJson(TypedDict, total=False):
+    verdict: str  # "ok", or how the artifact's FLOPs differ from the model's
+
+
+class DelegationJson(TypedDict, total=False):
+    total_ops: int
+    delegated_ops: int
+
+
+class ConversionJson(TypedDict, total=False):
+    """The report's conversion block without its null keys, as the views read it (a runtime's own keys
+    ride along)."""
+
+    ok: bool
+    stage: str
+    cause: str
+    converter: str
+    converter_version: str
+    seconds: float
+    cached: bool
+    layout: str
+    max_abs_diff: float
+    validation: ValidationJson
+    compute_check: ComputeCheckJson
+    delegation: DelegationJson
+    worker_peak_rss_mb: float
+    artifact_input_shape: list[int]
+
+
+def conversion_of(report: Report) -> ConversionJson:
+    """The report's conversion block as its file holds it, without its null keys."""
+    written = report.conversion.model_dump(mode="json", exclude_unset=True)
+    # Report validated the declared keys; the others are the converter's own, as it wrote them.
+    return cast(ConversionJson, {k: v for k, v in written.items() if v is not None})
+
+
+class RoundsFields(TypedDict, total=False):
+    round_medians_ns: list[float]
+    headline_median_ns: float | None
+    interval_ns: tuple[float, float] | None
+    stable: bool | None
+    instability: list[str]
+
+
 @dataclass
 class ResultRow:
     model: str
@@ -50,7 +98,7 @@ class ResultRow:
     first_inference_ns: float | None = None
     error_stage: str | None = None
     error_message: str | None = None
-    conversion: dict[str, Any] = field(default_factory=dict)
+    conversion: ConversionJson = field(default_factory=lambda: ConversionJson())
     ops: list[OpRow] = field(default_factory=list)
     ops_invalid: list[str] = field(default_factory=list)  # why the ops block failed its checks
     source_file: str | None = None
@@ -110,8 +158,7 @@ def row_from_report(report: Report | Mapping[str, Any], source_file: str | None 
         first_inference_ns=bench.first_inference_ns,
         error_stage=None if valid else (error.stage if error else None),
         error_message=None if valid else ((error.message if error else None) or report.error_message),
-        conversion={k: v for k, v in report.conversion.model_dump(mode="json", exclude_unset=True).items()
-                    if v is not None},
+        conversion=conversion_of(report),
         ops=list(ops.get("ops") or []),
         ops_invalid=list(ops.get("invalid_reasons") or []),
         source_file=source_file,
@@ -123,7 +170,7 @@ def row_from_report(report: Report | Mapping[str, Any], source_file: str | None 
     )
 
 
-def _rounds_fields(report: Report | None) -> dict[str, Any]:
+def _rounds_fields(report: Report | None) -> RoundsFields:
     if report is None:
         return {}
     bench = report.benchmark
@@ -146,7 +193,7 @@ class RunResults:
     reports: list[dict[str, Any]]
     statuses: dict[str, str]  # model -> status in the store (covers models without a report)
     errors: dict[str, dict[str, Any]]  # model -> the store's last error, for models without a report
-    config: dict[str, Any] | None
+    config: Mapping[str, object] | None  # the run's configuration as its state file holds it
 
     def status_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
