@@ -31,6 +31,7 @@ from nnlite_tui.core.report.compare_sessions import (SAME_SESSION, SINGLE_SESSIO
 from nnlite_tui.core.report.compare_verdict import (  # noqa: F401 - re-exported: compare's vocabulary
     CONFIDENCE, FASTER, RESAMPLES, SEED, SLOWER, UNCERTAIN, UNCHANGED, classify)
 from nnlite_tui.core.report.rows import ResultRow, RunResults, load_run
+from nnlite_tui.core.results import Report
 
 if TYPE_CHECKING:
     import numpy as np
@@ -167,7 +168,7 @@ def classify_rounds(ci: tuple[float, float], p: float, threshold: float, moved: 
     return WITHIN_NOISE
 
 
-def across_sessions(pair: Pair, host: HostMove | None, reports: tuple[dict | None, dict | None],
+def across_sessions(pair: Pair, host: HostMove | None, reports: tuple[Report | None, Report | None],
                     threshold: float) -> Pair:
     """The pair judged as two sessions: its interval widened by the between-session spread, its band
     by the device's move (compare_sessions.py)."""
@@ -208,8 +209,8 @@ def compare_pair(before: ResultRow, after: ResultRow, threshold: float, resample
 
 def _settings(run: RunResults) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
-    for report in run.reports:
-        for k, v in ((report.get("benchmark") or {}).get("settings") or {}).items():
+    for report in run.typed:
+        for k, v in (report.benchmark.settings or {}).items():
             out.setdefault(k, set()).add(str(v))
     return out
 
@@ -249,8 +250,8 @@ def compare_runs(before_dir: str | Path, after_dir: str | Path, threshold: float
              for k in sorted(set(by_key_b) & set(by_key_a))]
     hosts = host_moves(before_dir, after_dir)
     if hosts is not None:
-        report_b = {id(r): rep for r, rep in zip(before.rows, before.reports)}
-        report_a = {id(r): rep for r, rep in zip(after.rows, after.reports)}
+        report_b = {id(r): rep for r, rep in zip(before.rows, before.typed)}
+        report_a = {id(r): rep for r, rep in zip(after.rows, after.typed)}
         pairs = [across_sessions(p, hosts.get(p.before.device),
                                  (report_b.get(id(p.before)), report_a.get(id(p.after))), threshold) for p in pairs]
     pairs.sort(key=lambda p: (ORDER.index(p.change), -(p.ratio or 0) if p.change != FASTER else (p.ratio or 0)))

@@ -190,10 +190,11 @@ class RunResults:
 
     run_dir: Path
     rows: list[ResultRow]
-    reports: list[dict[str, Any]]
+    reports: list[dict[str, Any]]  # the reports as JSON objects, in the rows' order (the HTML page's source)
     statuses: dict[str, str]  # model -> status in the store (covers models without a report)
     errors: dict[str, dict[str, Any]]  # model -> the store's last error, for models without a report
     config: Mapping[str, object] | None  # the run's configuration as its state file holds it
+    typed: list[Report] = field(default_factory=list)  # the same reports, typed, in the rows' order
 
     def status_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -260,4 +261,5 @@ def load_run(run_dir: str | Path) -> RunResults:
     reports = [r.to_json() for r in typed]
     _label_twins(rows)
     config, statuses, errors = store_statuses(path, rows)
-    return RunResults(run_dir=path, rows=rows, reports=reports, statuses=statuses, errors=errors, config=config)
+    return RunResults(run_dir=path, rows=rows, reports=reports, statuses=statuses, errors=errors, config=config,
+                      typed=typed)
