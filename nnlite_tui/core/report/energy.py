@@ -58,18 +58,6 @@ def _round(v: float | None) -> float | None:
     return None if v is None else float(f"{float(v):.6g}")
 
 
-class EnergyColumns(TypedDict):
-    """summary.csv's energy columns (SUMMARY_COLUMNS)."""
-
-    energy_per_inference_mj: float | None
-    power_load_mw: float | None
-    power_idle_mw: float | None
-    power_delta_mw: float | None
-    energy_valid: bool | None
-    energy_source: str | None
-    energy_reason: str | None
-
-
 class LemurEnergy(TypedDict):
     """The LEMUR export's LEMUR_KEY object."""
 
@@ -85,11 +73,11 @@ class LemurEnergy(TypedDict):
     meaning: str
 
 
-def summary_columns(block: EnergyBlock | None) -> EnergyColumns:
+def summary_columns(block: EnergyBlock | None) -> dict[str, float | bool | str | None]:
+    """summary.csv's energy columns (SUMMARY_COLUMNS) of a report's `benchmark.energy`."""
     e = energy_of(block)
     if e is None:
-        return EnergyColumns(energy_per_inference_mj=None, power_load_mw=None, power_idle_mw=None,
-                             power_delta_mw=None, energy_valid=None, energy_source=None, energy_reason=None)
+        return {k: None for k in SUMMARY_COLUMNS}
     return {"energy_per_inference_mj": _round(e.energy_per_inference_mj), "power_load_mw": _round(e.power_load_mw),
             "power_idle_mw": _round(e.power_idle_mw), "power_delta_mw": _round(e.power_delta_mw),
             "energy_valid": e.valid, "energy_source": e.source, "energy_reason": e.reason}
