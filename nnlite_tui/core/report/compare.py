@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from nnlite_tui.core.report.compare_sessions import (SAME_SESSION, SINGLE_SESSION, TWO_SESSIONS, HostMove, between_sd,
                                                      host_moves, widen)
@@ -35,6 +35,8 @@ from nnlite_tui.core.results import Report
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from nnlite_tui.core.report.compare_energy import EnergyPair
 
 # Resampled indices held in memory at once, so that 10,000-sample runs stay within a few tens of MB.
 CHUNK_VALUES = 4_000_000
@@ -80,7 +82,7 @@ class Comparison:
     confidence: float = CONFIDENCE
     seed: int = SEED
     sides: tuple[str, str] | None = None  # what before and after are when not two runs (compare_runtimes.py)
-    energy: list[Any] = field(default_factory=list)  # compare_energy.EnergyPair, where either run has energy
+    energy: list[EnergyPair] = field(default_factory=list)  # where either run has energy
     hosts: dict[str, HostMove] | None = None  # per device, how far it moved; None: a run has no references
 
     @property
@@ -235,7 +237,7 @@ def inputs_changed(pairs: list[Pair]) -> dict[str, tuple[str, str]]:
 ORDER = (SLOWER, BROKEN, FASTER, FIXED, UNCERTAIN, NO_SAMPLES, FAILED_BOTH, WITHIN_NOISE, UNCHANGED)
 
 
-def compare_energy(pairs: list[Pair], threshold: float, resamples: int, seed: int) -> list[Any]:
+def compare_energy(pairs: list[Pair], threshold: float, resamples: int, seed: int) -> list[EnergyPair]:
     from nnlite_tui.core.report.compare_energy import compare_energy as energy_pairs
 
     return energy_pairs(pairs, threshold, resamples, seed)

@@ -13,7 +13,7 @@ when both runs have a valid figure on the same device.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from nnlite_tui.core.bench.energy_math import NS_PER_HOUR
 from nnlite_tui.core.report.compare_verdict import CONFIDENCE, FASTER, RESAMPLES, SEED, SLOWER, classify
@@ -22,6 +22,8 @@ from nnlite_tui.core.results.model import EnergyBlock
 if TYPE_CHECKING:
     import numpy as np
 
+    from nnlite_tui.core.report.compare import Pair  # compare imports this module at run time
+
 MORE, LESS = "more", "less"
 VERDICTS = {SLOWER: MORE, FASTER: LESS}
 NOT_COMPARABLE = "not comparable"
@@ -29,7 +31,7 @@ NOT_COMPARABLE = "not comparable"
 
 @dataclass
 class EnergyPair:
-    pair: Any  # compare.Pair (not imported: compare imports this module)
+    pair: Pair
     change: str  # more / less / unchanged / uncertain / not comparable
     before_mj: float | None
     after_mj: float | None
@@ -154,7 +156,7 @@ def energy_ratio_ci(before: EnergyBlock | None, after: EnergyBlock | None, resam
     return float(lo), float(hi)
 
 
-def compare_energy(pairs: list[Any], threshold: float, resamples: int = RESAMPLES, seed: int = SEED) -> list[EnergyPair]:
+def compare_energy(pairs: list[Pair], threshold: float, resamples: int = RESAMPLES, seed: int = SEED) -> list[EnergyPair]:
     """The matched pairs where either run asked for energy."""
     out = []
     for p in pairs:

@@ -133,7 +133,7 @@ class ResultRow:
         return f"{self.device_label} · {runtime}{self.precision}"
 
 
-def row_from_report(report: Report | Mapping[str, Any], source_file: str | None = None) -> ResultRow:
+def row_from_report(report: Report | Mapping[str, object], source_file: str | None = None) -> ResultRow:
     if not isinstance(report, Report):
         report = parse_report(report, source_file or "a report")
     bench = report.benchmark
@@ -213,7 +213,8 @@ def _label_twins(rows: list[ResultRow]) -> None:
             row.device_label = f"{row.device_label} ({row.device})"
 
 
-def store_statuses(path: Path, rows: list[ResultRow]) -> tuple[Any, dict[str, str], dict[str, dict[str, Any]]]:
+def store_statuses(path: Path, rows: list[ResultRow]) -> tuple[Mapping[str, object] | None, dict[str, str],
+                                                                dict[str, dict[str, Any]]]:
     """(the run's config, each model's status, each failed model's error): the reports' own view, then the
     store's where the run has a state file; a row the store says was skipped is marked so.
     ValueError names a state file that cannot be read."""
