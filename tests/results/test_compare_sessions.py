@@ -16,6 +16,7 @@ from nnlite_tui.core.report.compare import (FASTER, SLOWER, WITHIN_NOISE, across
                                             compare_runs)
 from nnlite_tui.core.report.compare_sessions import SINGLE_SESSION, TWO_SESSIONS, HostMove, host_moves, widen
 from nnlite_tui.core.report.rows import ResultRow
+from nnlite_tui.core.results import Report
 
 BEFORE = [10.0e6, 10.1e6, 9.9e6]
 
@@ -26,9 +27,10 @@ def row(medians: list[float]) -> ResultRow:
                      headline_median_ns=sorted(medians)[len(medians) // 2])
 
 
-def reports(sd: float) -> tuple[dict, dict]:
-    block = {"benchmark": {"between_session": {"sd_log": sd, "sessions": 5, "source": "hand-made"}}}
-    return block, block
+def reports(sd: float) -> tuple[Report, Report]:
+    report = Report.model_validate({"model_name": "m", "benchmark": {
+        "between_session": {"sd_log": sd, "sessions": 5, "source": "hand-made"}}})
+    return report, report
 
 
 def test_a_host_that_moved_1_18x_does_not_make_identical_models_slower():

@@ -9,8 +9,11 @@ but loses its figures (`valid: false`, reason `host_recompute_mismatch`); the ti
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import cast
+
 from nnlite_tui.core.bench import energy_math
-from nnlite_tui.core.bench.energy_math import BatteryState, EnergyWindow
+from nnlite_tui.core.bench.energy_math import BatteryState, BatteryStateBlock, EnergyWindow, WindowBlock
 from nnlite_tui.core.bench.settings import BenchSettings
 from nnlite_tui.core.devices.base import BenchBlock, DeviceError
 
@@ -93,9 +96,13 @@ def _number(value: object, where: str, serial: str) -> float:
 def recomputed(block: dict[str, object], serial: str = "device") -> dict[str, object]:
     """The app's block with `host_check`; its figures removed when the host's arithmetic disagrees."""
     windows = {side: _part(block.get(side), f"energy.{side}", serial) for side in ("idle", "load")}
-    idle, load = EnergyWindow.from_dict(windows["idle"]), EnergyWindow.from_dict(windows["load"])
-    before = BatteryState.from_dict(_part(block.get("battery_before"), "energy.battery_before", serial))
-    after = BatteryState.from_dict(_part(block.get("battery_after"), "energy.battery_after", serial))
+    # The report schema checked these blocks' keys and types before the host recomputes from them.
+    idle = EnergyWindow.from_dict(cast(WindowBlock, windows["idle"]))
+    load = EnergyWindow.from_dict(cast(WindowBlock, windows["load"]))
+    before = BatteryState.from_dict(cast(BatteryStateBlock, _part(block.get("battery_before"),
+                                                                   "energy.battery_before", serial)))
+    after = BatteryState.from_dict(cast(BatteryStateBlock, _part(block.get("battery_after"),
+                                                                  "energy.battery_after", serial)))
     codes = block.get("reason_codes")
     codes = list(codes) if isinstance(codes, list) else []
     reason = block.get("reason")
@@ -108,13 +115,14 @@ def recomputed(block: dict[str, object], serial: str = "device") -> dict[str, ob
                           kind="report")
     r = energy_math.evaluate(idle, load, inferences, before, after, read_error)
     source, sources = block.get("source"), block.get("counter_sources")
-    mine = energy_math.block(r, source if isinstance(source, str) else "", sources if isinstance(sources, dict) else {},
+    mine: Mapping[str, object] = energy_math.block(r, source if isinstance(source, str) else "", sources if isinstance(sources, dict) else {},
                              _number(block.get("window_seconds"), "energy.window_seconds", serial),
                              idle, load, inferences, before, after)
     differences = [f"{k}: app {block.get(k)!r}, host {mine[k]!r}" for k in FIGURES if block.get(k) != mine[k]]
     for side in ("idle", "load"):
-        differences += [f"{side}.{k}: app {windows[side].get(k)!r}, host {mine[side][k]!r}" for k in WINDOW_FIGURES
-                        if windows[side].get(k) != mine[side][k]]
+        host_side = cast(Mapping[str, object], mine[side])
+        differences += [f"{side}.{k}: app {windows[side].get(k)!r}, host {host_side[k]!r}" for k in WINDOW_FIGURES
+                        if windows[side].get(k) != host_side[k]]
     out = {**block, "host_check": {"recomputed": True, "equal": not differences, "differences": differences[:10]}}
     if differences:
         out.update({k: None for k in UNMEASURED}, valid=False, reason_codes=[*codes, "host_recompute_mismatch"],

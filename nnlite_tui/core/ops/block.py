@@ -18,8 +18,11 @@ per run), `share` (avg_us / the block's total_us, null when either is absent); o
 
 from __future__ import annotations
 
+from collections.abc import Mapping, MutableMapping, Sequence
 from statistics import median
-from typing import Any
+from typing import TypedDict
+
+from typing_extensions import NotRequired
 
 # 2: total_us is the Invoke time less the profiler's measured cost (invoke_us keeps the raw figure).
 # 3: XNNPACK operator times carry the half µs their rounding down drops on average.
@@ -31,20 +34,96 @@ MEASURED, BELOW_RESOLUTION, FUSED = "measured", "below_resolution", "fused"
 TIMINGS = (MEASURED, BELOW_RESOLUTION, FUSED)
 
 
-def op_timing(runs: list[float], events: int) -> dict[str, Any]:
+class OpTiming(TypedDict):
+    """An op row's timing fields (the module's docstring), in the order a row holds them."""
+
+    events: int
+    resolved_runs: int
+    avg_us: float | None
+    median_us: float | None
+    min_us: float | None
+    timing: str
+    upper_us: NotRequired[float]
+
+
+class TensorJson(TypedDict, total=False):
+    shape: list[int]
+    dtype: str
+    constant: bool
+
+
+class OpRow(TypedDict, total=False):
+    """One op of a checked block as its readers see it (a runtime writes other keys beside these)."""
+
+    index: int
+    type: str
+    key: str  # the graph op's key (ops/graph.py): what the predictor's table is keyed on
+    kernels: list[str]  # the events that timed it: "builtin" for a node event, else the delegate's operator
+    params: dict[str, str | int | float | None]
+    flops: int
+    bytes_moved: int
+    inputs: list[TensorJson]
+    outputs: list[TensorJson]
+    events: int | None
+    resolved_runs: int | None
+    avg_us: float | None
+    median_us: float | None
+    min_us: float | None
+    timing: str
+    upper_us: float
+    share: float | None
+    estimated_us: float
+    estimate: str
+
+
+class OpsBlockJson(TypedDict, total=False):
+    """An ops block in the current schema, checked (block_versions.read_block), as its readers see it."""
+
+    schema_version: int
+    kernel_mode: str
+    error: str
+    valid: bool
+    invalid_reasons: list[str]
+    ops: list[OpRow]
+    graph_ops_mapped: bool  # false: its rows are not the graph's ops (ExecuTorch's ETDump)
+    flops: float
+    total_us: float | None
+    ops_sum_us: float
+    unattributed_us: float | None
+    upgraded_from: int
+
+
+class OpsTotals(TypedDict):
+    """A block's sums over its rows (totals)."""
+
+    total_us: float | None
+    ops_sum_us: float
+    unattributed_us: float | None
+    timings: dict[str, int]
+    below_resolution_upper_us: float
+    rounding_bound_us: float
+    resolution_us: float
+
+
+def op_timing(runs: list[float], events: int) -> OpTiming:
     """One op's timing fields from its time in each run (the sum of its events in that run)."""
     resolved = sum(1 for us in runs if us > 0)
-    row: dict[str, Any] = {"events": events, "resolved_runs": resolved, "avg_us": None, "median_us": None,
-                           "min_us": None}
     if not events or not runs:
-        return {**row, "timing": FUSED}
+        return OpTiming(events=events, resolved_runs=resolved, avg_us=None, median_us=None, min_us=None, timing=FUSED)
     if not resolved:
-        return {**row, "timing": BELOW_RESOLUTION, "upper_us": RESOLUTION_US * events}
-    return {**row, "timing": MEASURED, "avg_us": round(sum(runs) / len(runs), 3),
-            "median_us": round(float(median(runs)), 3), "min_us": round(float(min(runs)), 3)}
+        return OpTiming(events=events, resolved_runs=resolved, avg_us=None, median_us=None, min_us=None,
+                        timing=BELOW_RESOLUTION, upper_us=RESOLUTION_US * events)
+    return OpTiming(events=events, resolved_runs=resolved, avg_us=round(sum(runs) / len(runs), 3),
+                    median_us=round(float(median(runs)), 3), min_us=round(float(min(runs)), 3), timing=MEASURED)
 
 
-def measured(row: dict[str, Any]) -> bool:
+def avg_us(row: Mapping[str, object]) -> float | None:
+    """A measured row's avg_us (as written: an int stays an int), else None."""
+    value = row.get("avg_us")
+    return value if measured(row) and isinstance(value, (int, float)) else None
+
+
+def measured(row: Mapping[str, object]) -> bool:
     return row.get("timing") == MEASURED and row.get("avg_us") is not None
 
 
@@ -69,19 +148,28 @@ def resolved_total(total_us: float, profiler_us: float | None, ops_sum_us: float
                   f"{total_us:.1f} µs: the run's own time is below what this profile resolves")
 
 
-def totals(rows: list[dict[str, Any]], total_us: float | None) -> dict[str, Any]:
+def totals(rows: Sequence[MutableMapping[str, object]], total_us: float | None) -> OpsTotals:
     """The block's sums and each row's share, from its rows (measured ones only) and its total."""
-    ops_sum = round(sum(r["avg_us"] for r in rows if measured(r)), 3)
+    ops_sum = round(sum(us for r in rows if (us := avg_us(r)) is not None), 3)
     for r in rows:
-        r["share"] = round(r["avg_us"] / total_us, 5) if measured(r) and total_us else None
+        us = avg_us(r)
+        r["share"] = round(us / total_us, 5) if us is not None and total_us else None
     counts = {t: sum(1 for r in rows if r.get("timing") == t) for t in TIMINGS}
-    events = sum(int(r.get("events") or 0) for r in rows)
+    events = sum(_count(r.get("events")) for r in rows)
     return {"total_us": total_us, "ops_sum_us": ops_sum,
             # The time the measured ops do not account for: the runtime's own per-run work, the ops
             # below resolution, and what each event's rounding down to whole µs drops.
             "unattributed_us": None if total_us is None else round(total_us - ops_sum, 3),
             "timings": counts,
-            "below_resolution_upper_us": round(sum(r.get("upper_us") or 0.0 for r in rows), 3),
+            "below_resolution_upper_us": round(sum(_upper(r.get("upper_us")) for r in rows), 3),
             # The ops' real time per run is within this of ops_sum_us (one resolution step per event).
             "rounding_bound_us": RESOLUTION_US * events,
             "resolution_us": RESOLUTION_US}
+
+
+def _count(value: object) -> int:
+    return int(value) if isinstance(value, (int, float, str)) and value else 0
+
+
+def _upper(value: object) -> float:
+    return value if isinstance(value, (int, float)) and value else 0.0

@@ -6,13 +6,33 @@ output, at the tensor's element size). Each runtime's graph reader fills it in.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from math import prod
-from typing import Any
+from typing import TypedDict
 
 # Element sizes by dtype name.
 ELEMENT_BYTES = {"float32": 4, "float16": 2, "int32": 4, "uint8": 1, "int64": 8, "bool": 1, "int16": 2, "int8": 1,
                  "float64": 8, "uint32": 4}
+
+
+# A cost parameter of an op (kernel "3x3", stride "2x2", groups, channels); None: the artifact leaves it unset.
+ParamValue = str | int | float | None
+
+
+class TensorDict(TypedDict):
+    shape: list[int]
+    dtype: str
+    constant: bool
+
+
+class GraphOpDict(TypedDict):
+    index: int
+    type: str
+    inputs: list[TensorDict]
+    outputs: list[TensorDict]
+    params: dict[str, ParamValue]
+    flops: int
+    bytes_moved: int
 
 
 @dataclass
@@ -20,6 +40,9 @@ class Tensor:
     shape: list[int]
     dtype: str
     constant: bool
+
+    def to_dict(self) -> TensorDict:
+        return {"shape": self.shape, "dtype": self.dtype, "constant": self.constant}
 
     @property
     def bytes(self) -> int:
@@ -33,7 +56,7 @@ class GraphOp:
     type: str
     inputs: list[Tensor]
     outputs: list[Tensor]
-    params: dict[str, Any] = field(default_factory=dict)
+    params: dict[str, ParamValue] = field(default_factory=dict)
     flops: int = 0
     bytes_moved: int = 0
 
@@ -44,9 +67,9 @@ class GraphOp:
         params = ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
         return f"{self.type}|{ins}|{outs}|{params}"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> GraphOpDict:
         return {"index": self.index, "type": self.type,
-                "inputs": [asdict(t) for t in self.inputs], "outputs": [asdict(t) for t in self.outputs],
+                "inputs": [t.to_dict() for t in self.inputs], "outputs": [t.to_dict() for t in self.outputs],
                 "params": self.params, "flops": self.flops, "bytes_moved": self.bytes_moved}
 
 

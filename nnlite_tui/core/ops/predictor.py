@@ -24,12 +24,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
-from typing import Any
-
-from nnlite_tui.core.ops.block import FUSED, measured
+from typing import Literal
+from nnlite_tui.core.ops.block import FUSED, OpsBlockJson, measured
 from nnlite_tui.core.ops.block_versions import read_block
 from nnlite_tui.core.ops.fit import MIN_FIT_POINTS, Fit, nnls_fit
-from nnlite_tui.core.ops.graph import Graph
+from nnlite_tui.core.ops.graph import Graph, ParamValue
 from nnlite_tui.core.results import Report, ReportError, RunResults, parse_report
 
 TABLE, GROUP_FIT, TYPE_FIT, GLOBAL_FIT = "table", "group-fit", "type-fit", "global-fit"
@@ -86,10 +85,11 @@ class Prediction:
         return (part + remainder) / total
 
 
-def fit_group(op_type: str, params: dict[str, Any]) -> str:
+def fit_group(op_type: str, params: Mapping[str, ParamValue]) -> str:
     """The narrower fallback group: a type's kernels differ by kernel size, stride and depthwise-ness."""
     if op_type in ("CONV_2D", "DEPTHWISE_CONV_2D", "TRANSPOSE_CONV", "MAX_POOL_2D", "AVERAGE_POOL_2D"):
-        grouped = params.get("groups", 1) > 1
+        groups = params.get("groups", 1)
+        grouped = groups is not None and not isinstance(groups, str) and groups > 1
         return f"{op_type}|{params.get('kernel')}|{params.get('stride')}" + ("|grouped" if grouped else "")
     return op_type
 
@@ -100,7 +100,7 @@ class OpTable:
     # Per op, the fastest of its profiled runs: its time when nothing else ran. A busy host preempts
     # a different op in every run, so an op's median carries other processes' time, unevenly across
     # profiles; the minimum does not.
-    stat: str = "min_us"
+    stat: Literal["min_us", "median_us", "avg_us"] = "min_us"
     exact: dict[str, float] = field(default_factory=dict)  # key -> µs, measured configurations only
     samples: dict[str, list[float]] = field(default_factory=dict)
     untimed: dict[str, tuple[str, float | None]] = field(default_factory=dict)  # key -> (source, upper_us)
@@ -112,27 +112,27 @@ class OpTable:
     models: int = 0
     skipped: list[str] = field(default_factory=list)  # blocks that failed the checks, with the first reason
 
-    def add_block(self, block: dict[str, Any] | None, name: str = "") -> bool:
+    def add_block(self, given: object, name: str = "") -> bool:
         """One profiled model's ops block; False when it has nothing measured to give (error, invalid, or
         ops that are not graph ops, as ExecuTorch's ETDump rows: no work to learn from)."""
-        block = read_block(block)
+        block = read_block(given)
         if block is None or block.get("error") or not block.get("ops") or block.get("graph_ops_mapped") is False:
             return False
         if not block.get("valid"):
             self.skipped.append(f"{name or 'a block'}: {(block.get('invalid_reasons') or ['invalid'])[0]}")
             return False
         self.models += 1
-        for op in block["ops"]:
+        for op in block.get("ops", []):
             key = op["key"]
             self.work[key] = (op["type"], fit_group(op["type"], op.get("params") or {}), int(op["flops"]),
                               int(op["bytes_moved"]))
-            if measured(op):
-                self.samples.setdefault(key, []).append(float(op[self.stat]))
+            if measured(op) and (us := op.get(self.stat)) is not None:
+                self.samples.setdefault(key, []).append(float(us))
             elif key not in self.untimed or self.untimed[key][0] == NO_TIME:
                 below = op.get("timing") != FUSED
                 self.untimed[key] = (BELOW_RESOLUTION if below else NO_TIME, op.get("upper_us"))
-        if block.get("unattributed_us") is not None:
-            self.remainders.append((len(block["ops"]), float(block["unattributed_us"])))
+        if (unattributed := block.get("unattributed_us")) is not None:
+            self.remainders.append((len(block["ops"]), float(unattributed)))
         return True
 
     def finish(self) -> OpTable:
@@ -175,7 +175,7 @@ class TableError(ValueError):
     """No usable per-op profile in the given run directories."""
 
 
-def ops_blocks(report: Report | Mapping[str, Any], kernel_mode: str | None = None) -> list[dict[str, Any]]:
+def ops_blocks(report: Report | Mapping[str, object], kernel_mode: str | None = None) -> list[OpsBlockJson]:
     """The report's ops blocks in the current schema, checked (see block_versions.read_block)."""
     if not isinstance(report, Report):
         report = parse_report(report)

@@ -24,16 +24,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from nnlite_tui.core.report.compare_sessions import (SAME_SESSION, SINGLE_SESSION, TWO_SESSIONS, HostMove, between_sd,
                                                      host_moves, widen)
 from nnlite_tui.core.report.compare_verdict import (  # noqa: F401 - re-exported: compare's vocabulary
     CONFIDENCE, FASTER, RESAMPLES, SEED, SLOWER, UNCERTAIN, UNCHANGED, classify)
 from nnlite_tui.core.report.rows import ResultRow, RunResults, load_run
+from nnlite_tui.core.results import Report
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from nnlite_tui.core.report.compare_energy import EnergyPair
 
 # Resampled indices held in memory at once, so that 10,000-sample runs stay within a few tens of MB.
 CHUNK_VALUES = 4_000_000
@@ -79,7 +82,7 @@ class Comparison:
     confidence: float = CONFIDENCE
     seed: int = SEED
     sides: tuple[str, str] | None = None  # what before and after are when not two runs (compare_runtimes.py)
-    energy: list[Any] = field(default_factory=list)  # compare_energy.EnergyPair, where either run has energy
+    energy: list[EnergyPair] = field(default_factory=list)  # where either run has energy
     hosts: dict[str, HostMove] | None = None  # per device, how far it moved; None: a run has no references
 
     @property
@@ -167,7 +170,7 @@ def classify_rounds(ci: tuple[float, float], p: float, threshold: float, moved: 
     return WITHIN_NOISE
 
 
-def across_sessions(pair: Pair, host: HostMove | None, reports: tuple[dict | None, dict | None],
+def across_sessions(pair: Pair, host: HostMove | None, reports: tuple[Report | None, Report | None],
                     threshold: float) -> Pair:
     """The pair judged as two sessions: its interval widened by the between-session spread, its band
     by the device's move (compare_sessions.py)."""
@@ -199,17 +202,17 @@ def compare_pair(before: ResultRow, after: ResultRow, threshold: float, resample
     if len(before.round_medians_ns) >= 2 and len(after.round_medians_ns) >= 2:
         ratio, ci, p = rounds_ratio(before.round_medians_ns, after.round_medians_ns)
         return Pair(before, after, classify_rounds(ci, p, threshold), ratio, ci, ROUNDS, p)
-    ratio = after.median_ns / before.median_ns if before.median_ns and after.median_ns else None
+    median_ratio = after.median_ns / before.median_ns if before.median_ns and after.median_ns else None
     if not before.samples_ns or not after.samples_ns:
-        return Pair(before, after, NO_SAMPLES, ratio, basis=SINGLE_ROUND)
-    ci = bootstrap_ratio_ci(before.samples_ns, after.samples_ns, resamples, seed=seed)
-    return Pair(before, after, classify(ci, threshold), ratio, ci, SINGLE_ROUND)
+        return Pair(before, after, NO_SAMPLES, median_ratio, basis=SINGLE_ROUND)
+    samples_ci = bootstrap_ratio_ci(before.samples_ns, after.samples_ns, resamples, seed=seed)
+    return Pair(before, after, classify(samples_ci, threshold), median_ratio, samples_ci, SINGLE_ROUND)
 
 
 def _settings(run: RunResults) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
-    for report in run.reports:
-        for k, v in ((report.get("benchmark") or {}).get("settings") or {}).items():
+    for report in run.typed:
+        for k, v in (report.benchmark.settings or {}).items():
             out.setdefault(k, set()).add(str(v))
     return out
 
@@ -234,7 +237,7 @@ def inputs_changed(pairs: list[Pair]) -> dict[str, tuple[str, str]]:
 ORDER = (SLOWER, BROKEN, FASTER, FIXED, UNCERTAIN, NO_SAMPLES, FAILED_BOTH, WITHIN_NOISE, UNCHANGED)
 
 
-def compare_energy(pairs: list[Pair], threshold: float, resamples: int, seed: int) -> list[Any]:
+def compare_energy(pairs: list[Pair], threshold: float, resamples: int, seed: int) -> list[EnergyPair]:
     from nnlite_tui.core.report.compare_energy import compare_energy as energy_pairs
 
     return energy_pairs(pairs, threshold, resamples, seed)
@@ -249,8 +252,8 @@ def compare_runs(before_dir: str | Path, after_dir: str | Path, threshold: float
              for k in sorted(set(by_key_b) & set(by_key_a))]
     hosts = host_moves(before_dir, after_dir)
     if hosts is not None:
-        report_b = {id(r): rep for r, rep in zip(before.rows, before.reports)}
-        report_a = {id(r): rep for r, rep in zip(after.rows, after.reports)}
+        report_b = {id(r): rep for r, rep in zip(before.rows, before.typed)}
+        report_a = {id(r): rep for r, rep in zip(after.rows, after.typed)}
         pairs = [across_sessions(p, hosts.get(p.before.device),
                                  (report_b.get(id(p.before)), report_a.get(id(p.after))), threshold) for p in pairs]
     pairs.sort(key=lambda p: (ORDER.index(p.change), -(p.ratio or 0) if p.change != FASTER else (p.ratio or 0)))

@@ -13,13 +13,16 @@ when both runs have a valid figure on the same device.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from nnlite_tui.core.bench.energy_math import NS_PER_HOUR
 from nnlite_tui.core.report.compare_verdict import CONFIDENCE, FASTER, RESAMPLES, SEED, SLOWER, classify
+from nnlite_tui.core.results.model import EnergyBlock
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from nnlite_tui.core.report.compare import Pair  # compare imports this module at run time
 
 MORE, LESS = "more", "less"
 VERDICTS = {SLOWER: MORE, FASTER: LESS}
@@ -28,7 +31,7 @@ NOT_COMPARABLE = "not comparable"
 
 @dataclass
 class EnergyPair:
-    pair: Any  # compare.Pair (not imported: compare imports this module)
+    pair: Pair
     change: str  # more / less / unchanged / uncertain / not comparable
     before_mj: float | None
     after_mj: float | None
@@ -40,7 +43,25 @@ class EnergyPair:
 Pieces = tuple[list[float], list[float]]  # power (mW) of each piece, its weight (ns)
 
 
-def _current_pieces(w: dict[str, Any], sign: float) -> Pieces:
+class WindowSamples(TypedDict, total=False):
+    """A window's counter readings, one list per counter, aligned with `t_ns` (PROTOCOL.md 9f)."""
+
+    t_ns: list[int]
+    current_ua: list[float | None]
+    charge_uah: list[float | None]
+    energy_uj: list[list[int]]  # one reading per counter (package, its domains)
+
+
+class Window(TypedDict):
+    """An energy block's `idle` or `load` window, as the app, the simulator and the host write it."""
+
+    samples: WindowSamples
+    mean_voltage_uv: float
+    seconds: float
+    inferences: int
+
+
+def _current_pieces(w: Window, sign: float) -> Pieces:
     s = w["samples"]
     pts = [(t, x) for t, x in zip(s["t_ns"], s["current_ua"]) if x is not None]
     volts = w["mean_voltage_uv"]
@@ -56,7 +77,7 @@ def _current_pieces(w: dict[str, Any], sign: float) -> Pieces:
     return powers, weights
 
 
-def _charge_pieces(w: dict[str, Any]) -> Pieces:
+def _charge_pieces(w: Window) -> Pieces:
     s = w["samples"]
     pts = [(t, x) for t, x in zip(s["t_ns"], s["charge_uah"]) if x is not None]
     # A coarse counter's value is exact only when it steps: rates between consecutive updates.
@@ -68,7 +89,7 @@ def _charge_pieces(w: dict[str, Any]) -> Pieces:
     return powers, weights
 
 
-def _rapl_pieces(w: dict[str, Any], ranges: list[int]) -> Pieces:
+def _rapl_pieces(w: Window, ranges: list[int]) -> Pieces:
     from nnlite_tui.core.devices.host_energy import increments
 
     s = w["samples"]
@@ -84,17 +105,21 @@ def _rapl_pieces(w: dict[str, Any], ranges: list[int]) -> Pieces:
     return powers, weights
 
 
-def pieces(block: dict[str, Any]) -> tuple[Pieces, Pieces] | None:
+def pieces(block: EnergyBlock) -> tuple[Pieces, Pieces] | None:
     """The independent pieces of a valid block's idle and load windows; None if it has no samples."""
+    # The windows are the counter's own keys, not the block's declared ones: read as written, and a
+    # window missing or malformed is a KeyError or TypeError below.
+    idle: Window = block.extra("idle")
+    load: Window = block.extra("load")
     try:
-        if block.get("counter") == "current_now":
-            sign = -1.0 if block.get("sign_convention") == "discharge_negative" else 1.0
-            return _current_pieces(block["idle"], sign), _current_pieces(block["load"], sign)
-        if block.get("counter") == "charge_counter":
-            return _charge_pieces(block["idle"]), _charge_pieces(block["load"])
-        if block.get("counter") == "rapl":
-            ranges = block["max_energy_range_uj"]
-            return _rapl_pieces(block["idle"], ranges), _rapl_pieces(block["load"], ranges)
+        if block.counter == "current_now":
+            sign = -1.0 if block.extra("sign_convention") == "discharge_negative" else 1.0
+            return _current_pieces(idle, sign), _current_pieces(load, sign)
+        if block.counter == "charge_counter":
+            return _charge_pieces(idle), _charge_pieces(load)
+        if block.counter == "rapl":
+            ranges: list[int] = block.extra("max_energy_range_uj")
+            return _rapl_pieces(idle, ranges), _rapl_pieces(load, ranges)
     except (KeyError, TypeError, ZeroDivisionError):
         return None  # a block without its samples (an older or hand-written report): no interval
     return None
@@ -108,15 +133,17 @@ def _resampled_means(p: Pieces, resamples: int, rng: "np.random.Generator") -> "
     return (powers[idx] * weights[idx]).sum(axis=1) / weights[idx].sum(axis=1)
 
 
-def _resampled_energy(block: dict[str, Any], resamples: int, rng: "np.random.Generator") -> "np.ndarray | None":
-    got = pieces(block)
-    if got is None or not got[0][0] or not got[1][0]:
+def _resampled_energy(block: EnergyBlock | None, resamples: int,
+                      rng: "np.random.Generator") -> "np.ndarray | None":
+    got = pieces(block) if block is not None else None
+    if block is None or got is None or not got[0][0] or not got[1][0]:
         return None
     idle, load = _resampled_means(got[0], resamples, rng), _resampled_means(got[1], resamples, rng)
-    return (load - idle) * block["load"]["seconds"] / block["load"]["inferences"]
+    window: Window = block.extra("load")
+    return (load - idle) * window["seconds"] / window["inferences"]
 
 
-def energy_ratio_ci(before: dict[str, Any], after: dict[str, Any], resamples: int = RESAMPLES,
+def energy_ratio_ci(before: EnergyBlock | None, after: EnergyBlock | None, resamples: int = RESAMPLES,
                     confidence: float = CONFIDENCE, seed: int = SEED) -> tuple[float, float] | None:
     import numpy as np
 
@@ -129,7 +156,7 @@ def energy_ratio_ci(before: dict[str, Any], after: dict[str, Any], resamples: in
     return float(lo), float(hi)
 
 
-def compare_energy(pairs: list[Any], threshold: float, resamples: int = RESAMPLES, seed: int = SEED) -> list[EnergyPair]:
+def compare_energy(pairs: list[Pair], threshold: float, resamples: int = RESAMPLES, seed: int = SEED) -> list[EnergyPair]:
     """The matched pairs where either run asked for energy."""
     out = []
     for p in pairs:
@@ -145,7 +172,7 @@ def compare_energy(pairs: list[Any], threshold: float, resamples: int = RESAMPLE
             out.append(EnergyPair(p, NOT_COMPARABLE, before_mj, after_mj, why=why))
             continue
         ratio = after_mj / before_mj
-        ci = energy_ratio_ci(p.before.energy_block or {}, p.after.energy_block or {}, resamples, seed=seed)
+        ci = energy_ratio_ci(p.before.energy_block, p.after.energy_block, resamples, seed=seed)
         if ci is None:
             out.append(EnergyPair(p, NOT_COMPARABLE, before_mj, after_mj, ratio,
                                   why="no interval: a run's samples are missing or its figure is within its noise"))

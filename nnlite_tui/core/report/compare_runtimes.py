@@ -27,7 +27,8 @@ def _side(run: RunResults, runtime: str) -> RunResults:
     reports = [rep for rep in run.reports if rep.get("model_name") in names]
     return RunResults(run_dir=run.run_dir, rows=rows, reports=reports,
                       statuses={k: v for k, v in run.statuses.items() if k in names},
-                      errors={k: v for k, v in run.errors.items() if k in names}, config=run.config)
+                      errors={k: v for k, v in run.errors.items() if k in names}, config=run.config,
+                      typed=[rep for rep in run.typed if rep.model_name in names])
 
 
 def _key(row: ResultRow) -> tuple[str, str, str]:

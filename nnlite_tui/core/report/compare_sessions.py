@@ -19,10 +19,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from nnlite_tui.core.bench.reference_history import DEFAULT_SD_LOG, sd_log
 from nnlite_tui.core.bench.reference_record import run_references
+from nnlite_tui.core.results import Report
 
 Z95 = 1.959963984540054
 TWO_SESSIONS, SINGLE_SESSION, ONE_SESSION = "two sessions", "single session", "one session (re-measured)"
@@ -85,8 +85,9 @@ def host_moves(before_dir: str | Path, after_dir: str | Path) -> dict[str, HostM
     return out
 
 
-def between_sd(report: dict[str, Any] | None) -> float | None:
-    sd = ((report or {}).get("benchmark") or {}).get("between_session", {}) or {}
+def between_sd(report: Report | None) -> float | None:
+    """The report's between-session spread (`benchmark.between_session.sd_log`, bench/rounds.py), if any."""
+    sd = report.benchmark.extra("between_session") if report is not None else None
     value = sd.get("sd_log") if isinstance(sd, dict) else None
     return float(value) if isinstance(value, (int, float)) and value >= 0 else None
 

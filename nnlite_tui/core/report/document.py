@@ -13,8 +13,7 @@ import io
 import platform
 import time
 from pathlib import Path
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from nnlite_tui import __version__
 from nnlite_tui.core.outcomes import BenchResult, ConversionResult, StageError
@@ -46,39 +45,60 @@ SUMMARY_COLUMNS = ("model", "status", "device", "backend", "params", "artifact_b
                    *ENERGY_COLUMNS)
 
 
+# A cell of summary.csv (SUMMARY_COLUMNS): a figure, a flag, a name or empty.
+CsvCell = str | int | float | bool | None
+
+
 def base_name(name: str | None, precision: str, runtime: str = DEFAULT_RUNTIME) -> str | None:
     """The model a unit measures: its name without the "@<runtime>" and "@<precision>" suffixes."""
     return model_of(name, precision, runtime) if name else name
 
 
-def runtime_of(report: Mapping[str, Any]) -> str:
-    """The runtime a report's unit ran in; reports of releases before runtimes existed are LiteRT's."""
-    model = report.get("model")
-    model = model if isinstance(model, Mapping) else {}
-    return str(report.get("runtime") or model.get("runtime") or DEFAULT_RUNTIME)
-
-
-def weights_text(record: Mapping[str, Any] | None) -> str:
-    """What the model's weights are, in words: random, and whether a requested checkpoint was skipped."""
-    record = record or {}
+def weights_text(given: object) -> str:
+    """What the model's weights are, in words: random, and whether a requested checkpoint was skipped
+    (`given`: the conversion's weights record, dense_weights.WeightsRecord.to_dict())."""
+    record = _block(given)
     text = "random (seed 0)"
     if record.get("policy") == "dense" and record.get("redrawn"):
         text += f", {record['redrawn']} all-zero or duplicated tensors re-drawn (conversion.weights)"
     urls = record.get("not_downloaded") or []
-    if urls:
-        text += f"; pretrained weights requested at construction were not downloaded: {', '.join(urls)}"
+    if isinstance(urls, list) and urls:
+        text += f"; pretrained weights requested at construction were not downloaded: {', '.join(map(str, urls))}"
     return text
 
 
-def _int(value: Any) -> int | None:
-    return None if value is None else int(round(float(value)))
+def _int(value: object) -> int | None:
+    if value is None:
+        return None
+    if not isinstance(value, (int, float, str)):
+        raise TypeError(f"not a figure: {value!r}")
+    return int(round(float(value)))
+
+
+def _dim(value: object) -> int:
+    if not isinstance(value, (int, float, str)):
+        raise TypeError(f"not a dimension: {value!r}")
+    return int(value)
+
+
+def _block(value: object) -> Mapping[str, object]:
+    """A block of the outcomes or the device's facts; {} when it is absent."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def _first_shape(bench: Mapping[str, object], conversion: Mapping[str, object]) -> list[object]:
+    """The first input's shape: as the benchmark ran it, else as the artifact declares it."""
+    shapes = bench.get("input_shapes") or [conversion.get("artifact_input_shape") or []]
+    first = shapes[0] if isinstance(shapes, list) and shapes else None
+    return list(first) if isinstance(first, (list, tuple)) else []
 
 
 def build_report(*, spec: ModelSpec, conversion: ConversionResult | None, bench: BenchResult | None,
-                 device: Mapping[str, Any], settings: dict[str, Any], run_id: str, error: StageError | None = None,
-                 isolation: Mapping[str, object] | None = None, attempts: int = 1,
-                 tool_versions: dict[str, str] | None = None) -> dict[str, Any]:
-    """Assemble one report. `error` marks a failure at any stage; an invalid benchmark is one too."""
+                 device: Mapping[str, object], settings: Mapping[str, object], run_id: str,
+                 error: StageError | None = None, isolation: Mapping[str, object] | None = None, attempts: int = 1,
+                 tool_versions: dict[str, str] | None = None) -> dict[str, object]:
+    """Assemble one report, a JSON object that Report validates next. `error` marks a failure at any
+    stage; an invalid benchmark is one too."""
     if error is None:
         error = bench.error if bench is not None else StageError("benchmark", "NoResult", "no benchmark result")
     before = dict(bench.before) if bench is not None and bench.before is not None else None
@@ -87,23 +107,25 @@ def build_report(*, spec: ModelSpec, conversion: ConversionResult | None, bench:
     # What ran, as the device says it (the host's library, an app's own build); null when nothing ran or
     # an app before protocol 3 did not say.
     version = bench_block.get("runtime_version")
-    return _assemble(spec={**spec.to_dict(), "runtime": spec.runtime}, conversion=dict(conversion.details) if conversion else {},
+    return _assemble(spec=spec, conversion=dict(conversion.details) if conversion else {},
                      bench=bench_block, device=dict(device), before=before, after=after, settings=settings,
                      run_id=run_id, error=error, isolation=isolation, attempts=attempts,
-                     tool_versions=tool_versions, runtime_version=version)
+                     tool_versions=tool_versions, runtime_version=version if isinstance(version, str) else None)
 
 
-def _assemble(*, spec: dict[str, Any], conversion: dict[str, Any], bench: dict[str, Any], device: dict[str, Any],
-              before: dict[str, Any] | None, after: dict[str, Any] | None, settings: dict[str, Any], run_id: str,
-              error: StageError | None, isolation: Mapping[str, object] | None, attempts: int,
-              tool_versions: dict[str, str] | None, runtime_version: str | None = None) -> dict[str, Any]:
+def _assemble(*, spec: ModelSpec, conversion: Mapping[str, object], bench: Mapping[str, object],
+              device: Mapping[str, object], before: Mapping[str, object] | None, after: Mapping[str, object] | None,
+              settings: Mapping[str, object], run_id: str, error: StageError | None,
+              isolation: Mapping[str, object] | None, attempts: int, tool_versions: dict[str, str] | None,
+              runtime_version: str | None = None) -> dict[str, object]:
     valid = error is None
-    stats = bench.get("stats") or {}
-    memory = (before or {}).get("memory") or {}
-    shape = (bench.get("input_shapes") or [conversion.get("artifact_input_shape") or []])[0] or []
-    dims = {f"in_dim_{i}": (int(shape[i]) if i < len(shape) else None) for i in range(4)}
+    written = spec.to_dict()
+    stats = _block(bench.get("stats"))
+    memory = _block(_block(before).get("memory"))
+    shape = _first_shape(bench, conversion)
+    dims = {f"in_dim_{i}": (_dim(shape[i]) if i < len(shape) else None) for i in range(4)}
     top = {
-        "model_name": spec.get("name"),
+        "model_name": spec.name,
         "device_type": device.get("model"),
         "os_version": device.get("os_version"),
         "valid": valid,
@@ -119,12 +141,12 @@ def _assemble(*, spec: dict[str, Any], conversion: dict[str, Any], bench: dict[s
         **{k: memory.get(k) for k in ("total_ram_kb", "free_ram_kb", "available_ram_kb", "cached_kb")},
         **dims,
         "device_analytics": {
-            "timestamp": (before or {}).get("timestamp"),
+            "timestamp": _block(before).get("timestamp"),
             "memory_info": memory,
             "cpu_info": device.get("cpu"),
-            "thermal_before_c": (before or {}).get("thermal_c"),
-            "thermal_after_c": (after or {}).get("thermal_c"),
-            "battery": (before or {}).get("battery"),
+            "thermal_before_c": _block(before).get("thermal_c"),
+            "thermal_after_c": _block(after).get("thermal_c"),
+            "battery": _block(before).get("battery"),
         },
     }
     conv_keys = ("ok", "stage", "error_type", "error_message", "cached", "key", "converter", "converter_version",
@@ -136,8 +158,7 @@ def _assemble(*, spec: dict[str, Any], conversion: dict[str, Any], bench: dict[s
                  "rewrites", "measured_graph",
                  # why it failed, and where its model code ran and what it tried there (convert/sandbox)
                  "cause", "sandbox", "sandbox_attempts")
-    runtime = spec.get("runtime") or DEFAULT_RUNTIME
-    precision = spec.get("precision", "fp32")
+    runtime, precision = spec.runtime or DEFAULT_RUNTIME, spec.precision
     return {
         **top,
         # Beside LEMUR's keys: the runtime the unit ran in and its library's version.
@@ -150,16 +171,16 @@ def _assemble(*, spec: dict[str, Any], conversion: dict[str, Any], bench: dict[s
         "attempts": attempts,
         "error": None if error is None else error.to_dict(),
         "model": {
-            "name": spec.get("name"), "kind": spec.get("kind"), "source": spec.get("file") or
-            f"{spec.get('module')}:{spec.get('factory')}", "sha256": spec.get("sha256"),
-            "in_shape": spec.get("in_shape"), "out_shape": spec.get("out_shape"), "prm": spec.get("prm"),
-            "task": spec.get("task"), "dataset": spec.get("dataset"), "transform": spec.get("transform"),
-            "origin": spec.get("origin"), "params": conversion.get("params"),
+            "name": spec.name, "kind": written.get("kind"), "source": written.get("file") or
+            f"{written.get('module')}:{written.get('factory')}", "sha256": written.get("sha256"),
+            "in_shape": written.get("in_shape"), "out_shape": written.get("out_shape"), "prm": written.get("prm"),
+            "task": written.get("task"), "dataset": written.get("dataset"), "transform": written.get("transform"),
+            "origin": written.get("origin"), "params": conversion.get("params"),
             # PyTorch's multiply-accumulate FLOPs of one eval forward (conversion.compute_check); absent
             # when they could not be counted
             "flops": conversion.get("model_flops"),
             "weights": weights_text(conversion.get("weights")), "precision": precision, "runtime": runtime,
-            "base_name": base_name(spec.get("name"), precision, runtime),
+            "base_name": base_name(spec.name, precision, runtime),
         },
         # A derived precision's cost against PyTorch fp32 (core/convert/worker/accuracy.py); None for fp32.
         "accuracy": conversion.get("accuracy"),
@@ -183,7 +204,7 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None else round(float(value), 6)
 
 
-def summary_row(report: Report | Mapping[str, Any], status: str | None = None) -> dict[str, Any]:
+def summary_row(report: Report | Mapping[str, object], status: str | None = None) -> dict[str, CsvCell]:
     """summary.csv's row of one report (SUMMARY_COLUMNS); speed-ups and ratios need the whole run."""
     if not isinstance(report, Report):
         report = parse_report(report)
@@ -211,11 +232,11 @@ def summary_row(report: Report | Mapping[str, Any], status: str | None = None) -
         "max_abs_err_rel": _rounded(accuracy.max_abs_err_rel),
         "mean_abs_err_rel": _rounded(accuracy.mean_abs_err_rel), "cosine": _rounded(accuracy.cosine),
         **_rounds_columns(bench if report.valid else None),
-        **summary_columns(report.to_json()),
+        **summary_columns(report.benchmark.energy),
     }
 
 
-def _rounds_columns(bench: Benchmark | None) -> dict[str, Any]:
+def _rounds_columns(bench: Benchmark | None) -> dict[str, CsvCell]:
     """How many rounds, the interval across them, and the verdict (a report before rounds: one round)."""
     interval = (bench.interval if bench else None) or Interval()
     stability = (bench.stability if bench else None) or Stability()
@@ -225,7 +246,7 @@ def _rounds_columns(bench: Benchmark | None) -> dict[str, Any]:
             "instability": "; ".join(stability.reasons) or None}
 
 
-def to_csv(rows: list[dict[str, Any]]) -> str:
+def to_csv(rows: Sequence[Mapping[str, object]]) -> str:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=SUMMARY_COLUMNS, extrasaction="ignore")
     writer.writeheader()
@@ -233,30 +254,34 @@ def to_csv(rows: list[dict[str, Any]]) -> str:
     return buf.getvalue()
 
 
-def write_lemur(reports: list[dict[str, Any]], out_dir: Path, sources: list[Path] | None = None) -> list[Path]:
+def write_lemur(reports: Sequence[Report | Mapping[str, object]], out_dir: Path,
+                sources: list[Path] | None = None) -> list[Path]:
     """LEMUR's import layout: ab/nn/stat/run/<task>_<nn>/<device>.json with the NN-Lite keys only.
     Every path is checked to stay under out_dir before anything is written (UnsafePath names the
     report, from `sources` when given)."""
     planned = []
-    for n, report in enumerate(reports):
-        model = report.get("model") or {}
-        task = model.get("task") or "img-classification"
-        device = report.get("device") or {}
-        prefix = "android" if device.get("kind") != "host" else "host"
-        name = f"{prefix}_{safe_name(str(report.get('device_type') or device.get('serial')))}.json"
-        precision = model.get("precision") or "fp32"
-        runtime = runtime_of(report)
-        nn = model.get("base_name") or report.get("model_name")
+    for n, given in enumerate(reports):
+        source = sources[n] if sources else f"report {n + 1}"
+        report = given if isinstance(given, Report) else parse_report(given, str(source))
+        if not sources:
+            source = f"report {n + 1} ({report.model_name[:80]!r})"
+        model, device = report.model, report.device
+        task = model.task or "img-classification"
+        prefix = "android" if device.kind != "host" else "host"
+        name = f"{prefix}_{safe_name(str(report.device_type or device.serial))}.json"
+        precision = model.precision or "fp32"
+        runtime = report.runtime_name
+        nn = report.base_model
         # One nn, one file per device, runtime and precision (LiteRT fp32 keeps the plain name).
         tail = "".join(f"_{part}" for part in (runtime if runtime != DEFAULT_RUNTIME else "",
                                                 precision if precision != "fp32" else "") if part)
         name = name[: -len(".json")] + f"{tail}.json"
-        source = sources[n] if sources else f"report {n + 1} ({str(report.get('model_name'))[:80]!r})"
         path = inside(out_dir / "ab" / "nn" / "stat" / "run",
                       [(f"{task}_{nn}", "model.task and model_name"), (name, "device, runtime and precision")], source)
-        planned.append((path, {**{k: report.get(k) for k in LEMUR_KEYS}, "model_name": nn, "precision": precision,
-                               "runtime": runtime, "runtime_version": report.get("runtime_version"),
-                               **lemur_extra(report)}))
+        written = report.to_json()
+        planned.append((path, {**{k: written.get(k) for k in LEMUR_KEYS}, "model_name": nn, "precision": precision,
+                               "runtime": runtime, "runtime_version": report.runtime_version,
+                               **lemur_extra(report.benchmark.energy)}))
     for path, data in planned:
         write_json_atomic(path, data)
     return [path for path, _ in planned]

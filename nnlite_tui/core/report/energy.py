@@ -10,7 +10,9 @@ compare it across models on the same device, not across devices.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
+
+from nnlite_tui.core.results.model import EnergyBlock
 
 # summary.csv's energy columns (document.SUMMARY_COLUMNS ends with them).
 SUMMARY_COLUMNS = ("energy_per_inference_mj", "power_load_mw", "power_idle_mw", "power_delta_mw", "energy_valid",
@@ -40,22 +42,15 @@ class EnergyFigure:
         return f"no energy figure: {self.reason or 'not measured'}"
 
 
-def energy_block(report: dict[str, Any]) -> dict[str, Any] | None:
-    block = (report.get("benchmark") or {}).get("energy")
-    return block if isinstance(block, dict) else None
-
-
-def energy_of(report: dict[str, Any]) -> EnergyFigure | None:
-    """None when the run did not ask for energy."""
-    b = energy_block(report)
-    if b is None:
+def energy_of(block: EnergyBlock | None) -> EnergyFigure | None:
+    """None when the run did not ask for energy (the report has no `benchmark.energy`)."""
+    if block is None:
         return None
-    valid = b.get("valid") is True
-    return EnergyFigure(valid=valid,
-                        energy_per_inference_mj=b.get("energy_per_inference_mj") if valid else None,
-                        power_load_mw=b.get("power_load_mw"), power_idle_mw=b.get("power_idle_mw"),
-                        power_delta_mw=b.get("power_delta_mw") if valid else None, source=b.get("source"),
-                        counter=b.get("counter"), reason=b.get("reason"), window_seconds=b.get("window_seconds"))
+    valid = block.valid is True
+    return EnergyFigure(valid=valid, energy_per_inference_mj=block.energy_per_inference_mj if valid else None,
+                        power_load_mw=block.power_load_mw, power_idle_mw=block.power_idle_mw,
+                        power_delta_mw=block.power_delta_mw if valid else None, source=block.source,
+                        counter=block.counter, reason=block.reason, window_seconds=block.window_seconds)
 
 
 def _round(v: float | None) -> float | None:
@@ -63,8 +58,24 @@ def _round(v: float | None) -> float | None:
     return None if v is None else float(f"{float(v):.6g}")
 
 
-def summary_columns(report: dict[str, Any]) -> dict[str, Any]:
-    e = energy_of(report)
+class LemurEnergy(TypedDict):
+    """The LEMUR export's LEMUR_KEY object."""
+
+    valid: bool
+    energy_per_inference_mj: float | None
+    power_load_mw: float | None
+    power_idle_mw: float | None
+    power_delta_mw: float | None
+    source: str | None
+    counter: str | None
+    window_seconds: float | None
+    reason: str | None
+    meaning: str
+
+
+def summary_columns(block: EnergyBlock | None) -> dict[str, float | bool | str | None]:
+    """summary.csv's energy columns (SUMMARY_COLUMNS) of a report's `benchmark.energy`."""
+    e = energy_of(block)
     if e is None:
         return {k: None for k in SUMMARY_COLUMNS}
     return {"energy_per_inference_mj": _round(e.energy_per_inference_mj), "power_load_mw": _round(e.power_load_mw),
@@ -72,9 +83,9 @@ def summary_columns(report: dict[str, Any]) -> dict[str, Any]:
             "energy_valid": e.valid, "energy_source": e.source, "energy_reason": e.reason}
 
 
-def lemur_extra(report: dict[str, Any]) -> dict[str, Any]:
-    """{LEMUR_KEY: ...} for a report that asked for energy, else nothing."""
-    e = energy_of(report)
+def lemur_extra(block: EnergyBlock | None) -> dict[str, LemurEnergy]:
+    """{LEMUR_KEY: ...} for a report that asked for energy (`block`: its `benchmark.energy`), else nothing."""
+    e = energy_of(block)
     if e is None:
         return {}
     return {LEMUR_KEY: {"valid": e.valid, "energy_per_inference_mj": e.energy_per_inference_mj,

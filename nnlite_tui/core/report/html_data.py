@@ -11,14 +11,14 @@ from __future__ import annotations
 import itertools
 import statistics
 from collections import Counter
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TypedDict
 
 from nnlite_tui.core.convert.causes import classify
-from nnlite_tui.core.ops.block import measured
-from nnlite_tui.core.report.html_runtimes import runtime_data
+from nnlite_tui.core.ops.block import OpRow, avg_us
+from nnlite_tui.core.report.html_runtimes import RuntimeData, runtime_data
 from nnlite_tui.core.report.html_source import HtmlRun, Unit
-from nnlite_tui.core.report.rows import DEFAULT_PRECISION, ResultRow
+from nnlite_tui.core.report.rows import DEFAULT_PRECISION, ConversionJson, ResultRow
 from nnlite_tui.core.results.summary import lemur_family
 from nnlite_tui.core.runtimes import DEFAULT_RUNTIME
 
@@ -32,6 +32,46 @@ FLAGS = {  # code: (short label, what it means); the legend under the table
     "compute": ("compute?", "the artifact's FLOPs differ from the model's (compute check not ok)"),
     "estimated": ("estimated", "some figures are estimates (per-op times spread over untimed ops, or simulated energy)"),
 }
+
+
+Cell = str | int | float | None  # a table cell: a number, or text as an index into the strings
+Column = Sequence[Cell]  # one value per row: numbers, indices into the strings, or the model's name
+
+
+class Detail(TypedDict, total=False):
+    """What a row shows when opened (report.js reads these keys); only the keys that have something."""
+
+    rounds: list[float | None]  # each round's median (ms)
+    stats: list[float | None]  # mean, p99, min, max (ms)
+    load: list[float | None]  # init, first inference (ms)
+    conv: list[list[int | None]]  # (label, value) pairs of the conversion, as string indices
+    hist: list[float | int | list[int] | None]  # low, high (ms), runs above p99, the bins' counts
+    timeline: list[int | list[int]]  # bucket, runs, each bucket's median per mille of the unit's median
+    ops: list[int | list[list[Cell]] | None]  # ops, the top ops' rows, why the block failed its checks
+    energy: list[float | int | None]  # mJ, load mW, idle mW, source, counter, why no figure
+
+
+class Pairs(TypedDict):
+    """The same models on two (device, precision) groups, as row indices."""
+
+    x: str
+    y: str
+    pairs: list[list[int]]
+
+
+class DataBlock(TypedDict):
+    """The page's data (report.js reads these keys)."""
+
+    columns: dict[str, Column]
+    details: list[Detail]
+    strings: list[str]
+    families: list[dict[str, Cell]]
+    tasks: list[dict[str, Cell]]
+    pairs: list[Pairs]
+    reference: dict[str, list[list[float | None]]]
+    flags: dict[str, list[str]]
+    runtimes: RuntimeData | None
+    default_runtime: str
 
 
 def r4(value: float | None) -> float | None:
@@ -50,7 +90,7 @@ class Strings:
         self.values: list[str] = []
         self._index: dict[str, int] = {}
 
-    def __call__(self, text: Any) -> int | None:
+    def __call__(self, text: object) -> int | None:
         if text is None or text == "":
             return None
         text = str(text)
@@ -94,25 +134,27 @@ def ms_per_gflop(row: ResultRow) -> float | None:
     return r4(row.median_ns / 1e6 / (row.flops / 1e9))
 
 
-def _op_detail(op: dict[str, Any]) -> str:
+def _op_detail(op: OpRow) -> str:
     """What tells two ops of one type apart: kernel size and stride, and the output shape."""
     params = op.get("params") or {}
     parts = [f"{k} {params[k]}" for k in ("kernel", "stride") if params.get(k)]
-    first = (op.get("outputs") or [None])[0]
+    outputs = op.get("outputs") or []
+    first = outputs[0] if outputs else None
     if isinstance(first, dict) and first.get("shape"):
         parts.append("→ " + "x".join(str(d) for d in first["shape"]))
     return ", ".join(parts)
 
 
-def _op_rows(row: ResultRow, s: Strings) -> list[list[Any]]:
-    ranked = sorted(row.ops, key=lambda o: float(o["avg_us"]) if measured(o) else -1.0, reverse=True)
-    total = sum(float(o["avg_us"]) for o in row.ops if measured(o)) or 1.0
+def _op_rows(row: ResultRow, s: Strings) -> list[list[Cell]]:
+    timed = [(op, avg_us(op)) for op in row.ops]
+    ranked = sorted(timed, key=lambda t: float(t[1]) if t[1] is not None else -1.0, reverse=True)
+    total = sum(float(us) for _, us in timed if us is not None) or 1.0
     return [[op.get("index"), s(op.get("type")), s(_op_detail(op)),
-             r4(float(op["avg_us"])) if measured(op) else None,
-             r4(100 * float(op["avg_us"]) / total) if measured(op) else None] for op in ranked[:TOP_OPS]]
+             r4(float(us)) if us is not None else None,
+             r4(100 * float(us) / total) if us is not None else None] for op, us in ranked[:TOP_OPS]]
 
 
-def _conversion(conv: dict[str, Any], s: Strings) -> list[list[int | None]]:
+def _conversion(conv: ConversionJson, s: Strings) -> list[list[int | None]]:
     pairs = [("converter", f"{conv.get('converter', '')} {conv.get('converter_version', '')}".strip()),
              ("seconds", f"{conv['seconds']:.2f}" if isinstance(conv.get("seconds"), (int, float)) else None),
              ("cached", conv.get("cached")), ("layout", conv.get("layout")),
@@ -124,10 +166,10 @@ def _conversion(conv: dict[str, Any], s: Strings) -> list[list[int | None]]:
     return [[s(k), s(v)] for k, v in pairs if v is not None and v != ""]
 
 
-def detail(unit: Unit, s: Strings) -> dict[str, Any]:
+def detail(unit: Unit, s: Strings) -> Detail:
     """What a row shows when opened; only the keys that have something."""
     row, st = unit.row, unit.row.stats
-    out: dict[str, Any] = {}
+    out = Detail()
     if len(row.round_medians_ns) > 1:
         out["rounds"] = [ms(m) for m in row.round_medians_ns]
     if st:
@@ -151,21 +193,21 @@ def detail(unit: Unit, s: Strings) -> dict[str, Any]:
     return out
 
 
-def _column(values: list[Any], s: Strings | None = None) -> list[Any]:
+def _column(values: Sequence[Cell], s: Strings | None = None) -> Column:
     return [s(v) for v in values] if s is not None else values
 
 
-def table(run: HtmlRun, s: Strings) -> tuple[dict[str, list[Any]], list[dict[str, Any]]]:
+def table(run: HtmlRun, s: Strings) -> tuple[dict[str, Column], list[Detail]]:
     """The table's columns and each row's details, units first, then models the store knows without a report."""
     units = sorted(run.units, key=lambda u: (u.row.model, u.row.device, u.row.backend, u.row.precision))
     reported = {u.row.model for u in units}
     pending = [(m, st, run.errors.get(m) or {}) for m, st in sorted(run.statuses.items()) if m not in reported]
     rows = [u.row for u in units]
 
-    def col(get: Callable[[ResultRow], Any], default: Any = None) -> list[Any]:
+    def col(get: Callable[[ResultRow], Cell], default: Cell = None) -> list[Cell]:
         return [get(r) for r in rows] + [default] * len(pending)
 
-    cols: dict[str, list[Any]] = {
+    cols: dict[str, Column] = {
         "model": [r.model for r in rows] + [m for m, _, _ in pending],
         "family": _column([lemur_family(r.model) for r in rows] + [lemur_family(m) for m, _, _ in pending], s),
         "task": _column(col(lambda r: r.task), s),
@@ -223,14 +265,14 @@ def _median(values: list[float]) -> float | None:
     return r4(statistics.median(values)) if values else None
 
 
-def summary(units: list[Unit], key: Callable[[ResultRow], str | None], name: str) -> list[dict[str, Any]]:
+def summary(units: list[Unit], key: Callable[[ResultRow], str | None], name: str) -> list[dict[str, Cell]]:
     """Per key (family, task) and device · precision: counts and medians of the units' figures."""
     groups: dict[tuple[str, str], list[ResultRow]] = {}
     for u in units:
         k = key(u.row)
         if k:
             groups.setdefault((k, u.row.group), []).append(u.row)
-    out = []
+    out: list[dict[str, Cell]] = []
     for (k, group), rows in sorted(groups.items()):
         done = [r for r in rows if r.median_ns]
         out.append({name: k, "group": group, "units": len(rows), "done": len(done),
@@ -243,14 +285,14 @@ def summary(units: list[Unit], key: Callable[[ResultRow], str | None], name: str
     return out
 
 
-def pairs(rows: list[ResultRow], model_index: dict[tuple, int]) -> list[dict[str, Any]]:
+def pairs(rows: list[ResultRow], model_index: dict[tuple[str, str, str, str], int]) -> list[Pairs]:
     """The same models on two (device, precision) groups, as row indices; fp32 is the x axis when present."""
     groups: dict[tuple[str, str], dict[tuple[str, str], ResultRow]] = {}
     for r in rows:
         if r.median_ns:
             groups.setdefault((r.device_label, r.precision), {})[(r.model, r.backend)] = r
     order = sorted(groups, key=lambda g: (g[1] != DEFAULT_PRECISION, g))
-    out = []
+    out: list[Pairs] = []
     for a, b in itertools.combinations(order, 2):
         common = sorted(set(groups[a]) & set(groups[b]))
         if common:
@@ -261,7 +303,7 @@ def pairs(rows: list[ResultRow], model_index: dict[tuple, int]) -> list[dict[str
     return out
 
 
-def data_block(run: HtmlRun) -> dict[str, Any]:
+def data_block(run: HtmlRun) -> DataBlock:
     s = Strings()
     cols, details = table(run, s)
     units = sorted(run.units, key=lambda u: (u.row.model, u.row.device, u.row.backend, u.row.precision))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Mapping
 from html import escape
 from importlib.resources import files
 
@@ -45,7 +46,7 @@ def script(code: str) -> str:
     return f"<script>{code}</script>"
 
 
-def data_script(data: dict) -> str:
+def data_script(data: Mapping[str, object]) -> str:
     # "<" only occurs inside JSON strings, where \u003c means the same: a model name or message holding
     # "</script>" or "<!--" cannot end or bend the element
     text = orjson.dumps(data).decode().replace("<", "\\u003c")

@@ -11,14 +11,37 @@ the model table's) and the page draws it: a Tabulator table and an ECharts scatt
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Mapping
 from html import escape
-from typing import Any
+from typing import TypedDict
 
 from nnlite_tui.core.report.rows import ResultRow
 from nnlite_tui.core.runtimes import DEFAULT_RUNTIME
 from nnlite_tui.core.sources.units import parse_unit
 
 BASELINE = DEFAULT_RUNTIME
+
+
+class RuntimeColumns(TypedDict):
+    """One entry per unit (model · device · precision); text as indices into the page's strings."""
+
+    model: list[str]
+    device: list[int | None]
+    precision: list[int | None]
+    conversion: dict[str, list[int | None]]  # runtime -> its conversion text
+    median: dict[str, list[float | None]]  # runtime -> its median (ms)
+    note: dict[str, list[int | None]]  # runtime -> what stands for a missing median
+    ratio: dict[str, list[float | None]]  # each runtime but the baseline -> its median over the baseline's
+
+
+class RuntimeData(TypedDict):
+    """The page's `runtimes` entry (report.js reads these keys)."""
+
+    runtimes: list[str]
+    baseline: str
+    summary: str
+    columns: RuntimeColumns
+    ratio_titles: dict[str, str]
 
 
 def _converted(row: ResultRow) -> str:
@@ -32,7 +55,8 @@ def _converted(row: ResultRow) -> str:
     return f"{conv.get('stage') or '?'}: {cause}" if cause else str(conv.get("stage") or "?")
 
 
-def _cell(row: ResultRow | None, status: str | None, error: dict | None) -> tuple[str, str, float | None]:
+def _cell(row: ResultRow | None, status: str | None,
+          error: Mapping[str, object] | None) -> tuple[str, str, float | None]:
     """(conversion text, what stands for the median when there is none, median ms) of one runtime's unit."""
     if row is None:
         if status is None:
@@ -47,8 +71,8 @@ def runtimes_of(rows: list[ResultRow], statuses: dict[str, str]) -> list[str]:
     return sorted({r.runtime for r in rows} | {parse_unit(m)[1] for m in statuses}, key=lambda r: (r != BASELINE, r))
 
 
-def runtime_data(rows: list[ResultRow], statuses: dict[str, str], errors: dict[str, dict[str, Any]],
-                 strings) -> dict[str, Any] | None:
+def runtime_data(rows: list[ResultRow], statuses: dict[str, str], errors: Mapping[str, Mapping[str, object]],
+                 strings: Callable[[object], int | None]) -> RuntimeData | None:
     """The section's columns (text as indices into `strings`), or None when the run has one runtime only."""
     runtimes = runtimes_of(rows, statuses)
     if len(runtimes) < 2:
@@ -66,15 +90,15 @@ def runtime_data(rows: list[ResultRow], statuses: dict[str, str], errors: dict[s
                 units.setdefault((model, device, precision), {}).setdefault(runtime, None)
     unit_names = {parse_unit(m): m for m in statuses}
     others = [rt for rt in runtimes if rt != BASELINE]
-    cols: dict[str, Any] = {"model": [], "device": [], "precision": [], "conversion": {rt: [] for rt in runtimes},
-                            "median": {rt: [] for rt in runtimes}, "note": {rt: [] for rt in runtimes},
-                            "ratio": {rt: [] for rt in others}}
-    converts: Counter = Counter()
+    cols = RuntimeColumns(model=[], device=[], precision=[], conversion={rt: [] for rt in runtimes},
+                          median={rt: [] for rt in runtimes}, note={rt: [] for rt in runtimes},
+                          ratio={rt: [] for rt in others})
+    converts: Counter[tuple[str, ...]] = Counter()
     for (model, device, precision), by_runtime in sorted(units.items()):
         cols["model"].append(model)
         cols["device"].append(strings(labels.get(device, device)))
         cols["precision"].append(strings(precision))
-        medians = {}
+        medians: dict[str, float | None] = {}
         for rt in runtimes:
             unit = unit_names.get((model, rt, precision))
             conv, note, median = _cell(by_runtime.get(rt), statuses.get(unit) if unit else None,
@@ -86,7 +110,7 @@ def runtime_data(rows: list[ResultRow], statuses: dict[str, str], errors: dict[s
         for rt in others:
             base, other = medians.get(BASELINE), medians.get(rt)
             cols["ratio"][rt].append(float(f"{other / base:.4g}") if base and other else None)
-        ok = tuple(rt for rt in runtimes if (r := by_runtime.get(rt)) is not None and r.conversion.get("ok", True))
+        ok = tuple(rt for rt in runtimes if (cell := by_runtime.get(rt)) is not None and cell.conversion.get("ok", True))
         converts[ok] += 1
     summary = "; ".join(f"{n} converted in {' and '.join(ok) if ok else 'none'}"
                         for ok, n in sorted(converts.items(), key=lambda kv: (-len(kv[0]), kv[0])))
@@ -94,7 +118,7 @@ def runtime_data(rows: list[ResultRow], statuses: dict[str, str], errors: dict[s
             "ratio_titles": {rt: f"{rt} / {BASELINE}" for rt in others}}
 
 
-def runtime_section(data: dict[str, Any] | None) -> str:
+def runtime_section(data: RuntimeData | None) -> str:
     """The section's frame (the page fills it from the data block), or "" when the run has one runtime."""
     if data is None:
         return ""

@@ -22,21 +22,92 @@ import os
 import statistics
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Callable, TypedDict, cast
 
-from nnlite_tui.core.bench.settings import BenchSettings
+from typing_extensions import NotRequired
+
+from nnlite_tui.core.bench.settings import BenchSettings, SettingsDict
+from nnlite_tui.core.bench.thermal_baseline import ThermalWait
+from nnlite_tui.core.devices.facts import DeviceInfo
 from nnlite_tui.core.outcomes import Artifact
 from nnlite_tui.core.report.compare import NO_SAMPLES, Comparison, Pair
 from nnlite_tui.core.report.compare_sessions import ONE_SESSION
 from nnlite_tui.core.report.remeasure_artifacts import Unit, find_units
 from nnlite_tui.core.report.remeasure_judge import METHOD, MIN_PAIRS_FOR_VERDICT, judge_pairs, side_order
-from nnlite_tui.core.report.rows import load_run
+from nnlite_tui.core.report.rows import RunResults, load_run
 
 STATE, ROUNDS, RESULT = "state.json", "rounds.jsonl", "remeasure.json"
 PAIRED = "paired rounds"
+
+
+class Wanted(TypedDict):
+    """What a session measures, where and how: a state.json with other values is another session's."""
+
+    before: str
+    after: str
+    pairs: int
+    device: str
+    settings: SettingsDict  # BenchSettings.to_dict()
+    seed: int
+
+
+class SessionStart(TypedDict):
+    at: float
+    pid: int
+
+
+class State(Wanted):
+    """state.json."""
+
+    started_at: float
+    device_info: NotRequired[DeviceInfo]  # the device's facts (Device.info), once it is prepared
+    sessions: NotRequired[list[SessionStart]]  # each time the session started or resumed
+
+
+class RoundRecord(TypedDict):
+    """One line of rounds.jsonl: a finished benchmark."""
+
+    unit: str
+    slot: int
+    pair: int
+    side: str  # "A" (before) or "B" (after)
+    started_at: float
+    seconds: float
+    median_ns: float | None
+    thermal: ThermalWait | None  # thermal_baseline.Baseline.wait: the start figures and the wait
+    error: str | None
+
+
+class UnitResult(TypedDict):
+    model: str
+    device: str
+    backend: str
+    precision: str
+    change: str
+    ratio: float | None
+    ci: list[float] | None
+    wilcoxon_p: float | None
+    before_ns: list[float]
+    after_ns: list[float]
+
+
+class ResultDoc(TypedDict):
+    """remeasure.json."""
+
+    remeasured: bool
+    summary: str
+    method: str
+    device: DeviceInfo | None
+    started_at: float | None
+    finished_at: float
+    pairs_per_unit: int
+    settings: SettingsDict
+    missing: list[str]
+    units: list[UnitResult]
 
 
 @dataclass
@@ -51,11 +122,11 @@ class Remeasured(Comparison):
         return METHOD.format(band=f"[{1 - self.threshold:.2f}, {1 + self.threshold:.2f}]")
 
 
-def _state(state_dir: Path, wanted: dict[str, Any]) -> dict[str, Any]:
+def _state(state_dir: Path, wanted: Wanted) -> State:
     path = state_dir / STATE
     if path.exists():
         try:
-            state = json.loads(path.read_text(encoding="utf-8"))
+            state: State = json.loads(path.read_text(encoding="utf-8"))
         except ValueError as exc:
             raise ValueError(f"{path}: unreadable re-measurement state ({exc}); remove it or use another --out") from None
         differs = [k for k, v in wanted.items() if state.get(k) != v]
@@ -63,20 +134,20 @@ def _state(state_dir: Path, wanted: dict[str, Any]) -> dict[str, Any]:
             raise ValueError(f"{path}: a re-measurement with other {', '.join(differs)} is there; use another --out")
         return state
     state_dir.mkdir(parents=True, exist_ok=True)
-    state = {**wanted, "started_at": time.time()}
-    _write_json(path, state)
-    return state
+    started = State(**wanted, started_at=time.time())
+    _write_json(path, started)
+    return started
 
 
-def _write_json(path: Path, data: dict[str, Any]) -> None:
+def _write_json(path: Path, data: Mapping[str, object]) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
     os.replace(tmp, path)
 
 
-def _done(state_dir: Path) -> dict[tuple[str, int], dict[str, Any]]:
+def _done(state_dir: Path) -> dict[tuple[str, int], RoundRecord]:
     """Finished benchmarks by (unit id, slot); a line cut by a kill is ignored (that benchmark runs again)."""
-    out: dict[tuple[str, int], dict[str, Any]] = {}
+    out: dict[tuple[str, int], RoundRecord] = {}
     try:
         lines = (state_dir / ROUNDS).read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
@@ -87,11 +158,11 @@ def _done(state_dir: Path) -> dict[tuple[str, int], dict[str, Any]]:
         except ValueError:
             continue
         if isinstance(rec, dict) and "unit" in rec and "slot" in rec:
-            out[(rec["unit"], int(rec["slot"]))] = rec
+            out[(rec["unit"], int(rec["slot"]))] = cast(RoundRecord, rec)  # a line _append wrote
     return out
 
 
-def _append(state_dir: Path, record: dict[str, Any]) -> None:
+def _append(state_dir: Path, record: RoundRecord) -> None:
     with open(state_dir / ROUNDS, "a", encoding="utf-8") as f:
         f.write(json.dumps(record) + "\n")
         f.flush()
@@ -106,8 +177,8 @@ def remeasure(before_dir: str | Path, after_dir: str | Path, *, device_name: str
 
     before, after = load_run(before_dir), load_run(after_dir)
     state_dir = Path(out) if out else Path(after_dir) / "remeasure"
-    wanted = {"before": str(Path(before_dir).resolve()), "after": str(Path(after_dir).resolve()), "pairs": pairs,
-              "device": device_name, "settings": settings.to_dict(), "seed": seed}
+    wanted = Wanted(before=str(Path(before_dir).resolve()), after=str(Path(after_dir).resolve()), pairs=pairs,
+                    device=device_name, settings=settings.to_dict(), seed=seed)
     state = _state(state_dir, wanted)
     cache_root = Path(cache_dir) if cache_dir else default_cache_dir()
     units = find_units(before, after, cache_root, state_dir / "fetched")
@@ -125,8 +196,8 @@ def remeasure(before_dir: str | Path, after_dir: str | Path, *, device_name: str
     return result
 
 
-def _measure(units: list[Unit], state: dict[str, Any], state_dir: Path, device_name: str, pairs: int,
-             settings: BenchSettings, seed: int, done: dict, say: Callable[[str], None], stop: threading.Event) -> None:
+def _measure(units: list[Unit], state: State, state_dir: Path, device_name: str, pairs: int,
+             settings: BenchSettings, seed: int, done: dict[tuple[str, int], RoundRecord], say: Callable[[str], None], stop: threading.Event) -> None:
     from nnlite_tui.core.bench.thermal_baseline import Baseline
     from nnlite_tui.core.devices.registry import resolve_devices
     from nnlite_tui.core.events import RecordingReporter
@@ -155,11 +226,11 @@ def _measure(units: list[Unit], state: dict[str, Any], state_dir: Path, device_n
                                              "remeasure", stop)
                     valid, stats = bool(block.get("valid")), block.get("stats")
                     median = float(stats["median_ns"]) if valid and isinstance(stats, dict) else None
-                    _append(state_dir, {"unit": unit.id, "slot": slot, "pair": pair, "side": side,
-                                        "started_at": started, "seconds": round(time.time() - started, 3),
-                                        "median_ns": median, "thermal": thermal,
-                                        "error": None if valid else f"{block.get('error_stage')}: "
-                                                                    f"{block.get('error_message')}"})
+                    _append(state_dir, RoundRecord(unit=unit.id, slot=slot, pair=pair, side=side, started_at=started,
+                                                   seconds=round(time.time() - started, 3), median_ns=median,
+                                                   thermal=thermal,
+                                                   error=None if valid else f"{block.get('error_stage')}: "
+                                                                            f"{block.get('error_message')}"))
                     left -= 1
                     say(f"[{total - left}/{total}] {unit.name} {'before' if side == 'A' else 'after'} "
                         + (f"{median / 1e6:.3f} ms" if median else "failed"))
@@ -175,18 +246,20 @@ def _unit_settings(settings: BenchSettings, unit: Unit) -> BenchSettings:
                    backend=backend if isinstance(backend, str) and backend else settings.backend)
 
 
-def _judge(before, after, units: list[Unit], done: dict, state: dict[str, Any], threshold: float,
+def _judge(before: RunResults, after: RunResults, units: list[Unit], done: dict[tuple[str, int], RoundRecord],
+           state: State, threshold: float,
            missing: list[str]) -> Remeasured:
     rows_b = {r.key: r for r in before.rows}
     rows_a = {r.key: r for r in after.rows}
     out = []
     for unit in units:
         recs = {slot: rec for (uid, slot), rec in done.items() if uid == unit.id}
-        a_ns, b_ns = [], []
+        a_ns: list[float] = []
+        b_ns: list[float] = []
         for pair in range(state["pairs"]):
-            got = [recs.get(2 * pair), recs.get(2 * pair + 1)]
-            if all(g and g.get("median_ns") for g in got):
-                by_side = {g["side"]: g["median_ns"] for g in got if g}
+            first, second = recs.get(2 * pair), recs.get(2 * pair + 1)
+            if first and second and (m1 := first.get("median_ns")) and (m2 := second.get("median_ns")):
+                by_side = {first["side"]: m1, second["side"]: m2}
                 a_ns.append(by_side["A"])
                 b_ns.append(by_side["B"])
         rb = replace(rows_b[unit.key], round_medians_ns=a_ns, headline_median_ns=statistics.median(a_ns) if a_ns else None,
@@ -208,7 +281,7 @@ def _judge(before, after, units: list[Unit], done: dict, state: dict[str, Any], 
                       remeasured=text, missing=missing)
 
 
-def _result_doc(cmp: Remeasured, state: dict[str, Any]) -> dict[str, Any]:
+def _result_doc(cmp: Remeasured, state: State) -> ResultDoc:
     return {"remeasured": True, "summary": cmp.remeasured, "method": cmp.method, "device": state.get("device_info"),
             "started_at": state.get("started_at"), "finished_at": time.time(), "pairs_per_unit": state["pairs"],
             "settings": state["settings"], "missing": cmp.missing,

@@ -9,11 +9,12 @@ again are the bytes the run timed; what cannot be found is named with where it w
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from nnlite_tui.core.report.rows import ResultRow, RunResults
+from nnlite_tui.core.results import Report
 from nnlite_tui.core.run_dir import LEGACY_ARTIFACTS_DIR, artifact_path, safe_name
 from nnlite_tui.core.runtimes import get_runtime, runtime_names
 
@@ -33,7 +34,7 @@ class Unit:
     runtime: str
     before: Found
     after: Found
-    settings: dict[str, Any]  # the before run's benchmark settings (threads, backend)
+    settings: Mapping[str, object]  # the before run's benchmark settings (threads, backend), as written
 
     @property
     def id(self) -> str:
@@ -52,22 +53,22 @@ def sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def find_artifact(run: RunResults, row: ResultRow, report: dict[str, Any], cache_root: Path, fetched: Path) -> Found:
+def find_artifact(run: RunResults, row: ResultRow, report: Report, cache_root: Path, fetched: Path) -> Found:
     """The unit's artifact in its run directory, else fetched from the cache to `fetched` + its runtime's suffix."""
     from nnlite_tui.core.convert.cache import ConversionCache
 
-    unit = str(report.get("model_name") or row.model)
+    unit = report.model_name or row.model
     if row.runtime not in runtime_names():
         return Found(None, f"its runtime {row.runtime!r} is not installed here")
     suffix = get_runtime(row.runtime).suffix
     dest = fetched.with_name(fetched.name + suffix)
-    conversion = report.get("conversion") or {}
-    want = conversion.get("artifact_sha256")
+    want = report.conversion.artifact_sha256
     for candidate in (artifact_path(run.run_dir, unit, suffix),
                       Path(run.run_dir) / LEGACY_ARTIFACTS_DIR / f"{safe_name(unit)}{suffix}"):
         if candidate.is_file() and (not want or sha256(candidate) == want):
             return Found(candidate, "run directory")
-    key = conversion.get("key")
+    written_key = report.conversion.extra("key")  # the conversion cache's key (convert/cache.py)
+    key = written_key if isinstance(written_key, str) else None
     looked = f"not in {Path(run.run_dir) / 'artifacts'} (kept there only with --keep-artifacts)"
     if not key:
         return Found(None, looked + "; no conversion key in its report")
@@ -83,14 +84,14 @@ def find_artifact(run: RunResults, row: ResultRow, report: dict[str, Any], cache
 
 def find_units(before: RunResults, after: RunResults, cache_root: Path, fetched: Path) -> list[Unit]:
     """The units valid in both runs, each with its two artifacts (or why one is missing)."""
-    rows_b = {r.key: (r, rep) for r, rep in zip(before.rows, before.reports) if r.status == "done"}
-    rows_a = {r.key: (r, rep) for r, rep in zip(after.rows, after.reports) if r.status == "done"}
+    rows_b = {r.key: (r, rep) for r, rep in zip(before.rows, before.typed) if r.status == "done"}
+    rows_a = {r.key: (r, rep) for r, rep in zip(after.rows, after.typed) if r.status == "done"}
     units = []
     for key in sorted(set(rows_b) & set(rows_a)):
         (rb, repb), (ra, repa) = rows_b[key], rows_a[key]
-        name = str(repb.get("model_name") or rb.model)
+        name = repb.model_name or rb.model
         units.append(Unit(key, name, rb.runtime,
                           find_artifact(before, rb, repb, cache_root, fetched / f"before-{safe_name('|'.join(key))}"),
                           find_artifact(after, ra, repa, cache_root, fetched / f"after-{safe_name('|'.join(key))}"),
-                          dict((repb.get("benchmark") or {}).get("settings") or {})))
+                          dict(repb.benchmark.settings or {})))
     return units

@@ -9,24 +9,74 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
+from nnlite_tui.core.ops.block import OpRow, OpsBlockJson
 from nnlite_tui.core.ops.block_versions import read_block
-from nnlite_tui.core.report.energy import EnergyFigure, energy_block, energy_of
+from nnlite_tui.core.report.energy import EnergyFigure, energy_of
 from nnlite_tui.core.results import Report, RunResults as ReportFolder, family_of, parse_report
+from nnlite_tui.core.results.model import EnergyBlock
 from nnlite_tui.core.runtimes import DEFAULT_RUNTIME
 
 DEFAULT_PRECISION = "fp32"
 __all__ = ["DEFAULT_PRECISION", "ResultRow", "RunResults", "family_of", "load_run", "ops_block_of", "row_from_report"]
 
 
-def ops_block_of(report: Report) -> dict[str, Any]:
+def ops_block_of(report: Report) -> OpsBlockJson:
     """The per-op profile (`benchmark.ops`) in the current ops schema and checked, whatever version
     wrote it (core/ops/block_versions.py); {} without one."""
     block = report.benchmark.ops
     if block is None or not block.ops:
         return {}
     return read_block(block.model_dump(mode="json", exclude_unset=True)) or {}
+
+
+class ValidationJson(TypedDict, total=False):
+    strength: str  # "strong", "weak: ...", ... (results/model.py ValidationBlock)
+
+
+class ComputeCheckJson(TypedDict, total=False):
+    verdict: str  # "ok", or how the artifact's FLOPs differ from the model's
+
+
+class DelegationJson(TypedDict, total=False):
+    total_ops: int
+    delegated_ops: int
+
+
+class ConversionJson(TypedDict, total=False):
+    """The report's conversion block without its null keys, as the views read it (a runtime's own keys
+    ride along)."""
+
+    ok: bool
+    stage: str
+    cause: str
+    converter: str
+    converter_version: str
+    seconds: float
+    cached: bool
+    layout: str
+    max_abs_diff: float
+    validation: ValidationJson
+    compute_check: ComputeCheckJson
+    delegation: DelegationJson
+    worker_peak_rss_mb: float
+    artifact_input_shape: list[int]
+
+
+def conversion_of(report: Report) -> ConversionJson:
+    """The report's conversion block as its file holds it, without its null keys."""
+    written = report.conversion.model_dump(mode="json", exclude_unset=True)
+    # Report validated the declared keys; the others are the converter's own, as it wrote them.
+    return cast(ConversionJson, {k: v for k, v in written.items() if v is not None})
+
+
+class RoundsFields(TypedDict, total=False):
+    round_medians_ns: list[float]
+    headline_median_ns: float | None
+    interval_ns: tuple[float, float] | None
+    stable: bool | None
+    instability: list[str]
 
 
 @dataclass
@@ -48,8 +98,8 @@ class ResultRow:
     first_inference_ns: float | None = None
     error_stage: str | None = None
     error_message: str | None = None
-    conversion: dict[str, Any] = field(default_factory=dict)
-    ops: list[dict[str, Any]] = field(default_factory=list)
+    conversion: ConversionJson = field(default_factory=lambda: ConversionJson())
+    ops: list[OpRow] = field(default_factory=list)
     ops_invalid: list[str] = field(default_factory=list)  # why the ops block failed its checks
     source_file: str | None = None
     # The rounds (schema 3): each round's median; the headline median across them, its interval and
@@ -62,7 +112,7 @@ class ResultRow:
     runtime: str = DEFAULT_RUNTIME  # the unit's runtime (reports before runtimes existed are LiteRT's)
     base_model: str = ""  # the model the unit measures, whatever its runtime and precision (model.base_name)
     energy: EnergyFigure | None = None  # None: the run did not ask for energy
-    energy_block: dict[str, Any] | None = None  # the raw block (its samples: compare's bootstrap)
+    energy_block: EnergyBlock | None = None  # the whole block (its samples: compare's bootstrap)
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -83,17 +133,13 @@ class ResultRow:
         return f"{self.device_label} · {runtime}{self.precision}"
 
 
-def row_from_report(report: Report | Mapping[str, Any], source_file: str | None = None) -> ResultRow:
+def row_from_report(report: Report | Mapping[str, object], source_file: str | None = None) -> ResultRow:
     if not isinstance(report, Report):
         report = parse_report(report, source_file or "a report")
     bench = report.benchmark
     valid = report.valid
     error = report.error
     ops = ops_block_of(report)
-    # the energy block as its file holds it; only it, not the whole report (a dump of every block
-    # costs as much as reading it, for each of 10,000 reports)
-    raw = {"benchmark": {"energy": bench.energy.model_dump(mode="json", by_alias=True, exclude_unset=True)}} \
-        if bench.energy is not None else {}
     return ResultRow(
         model=report.model_name,
         family=family_of(report.model_name),
@@ -112,20 +158,19 @@ def row_from_report(report: Report | Mapping[str, Any], source_file: str | None 
         first_inference_ns=bench.first_inference_ns,
         error_stage=None if valid else (error.stage if error else None),
         error_message=None if valid else ((error.message if error else None) or report.error_message),
-        conversion={k: v for k, v in report.conversion.model_dump(mode="json", exclude_unset=True).items()
-                    if v is not None},
+        conversion=conversion_of(report),
         ops=list(ops.get("ops") or []),
         ops_invalid=list(ops.get("invalid_reasons") or []),
         source_file=source_file,
         **_rounds_fields(report if valid else None),
         runtime=report.runtime_name,
         base_model=report.base_model,
-        energy=energy_of(raw) if valid else None,
-        energy_block=energy_block(raw) if valid else None,
+        energy=energy_of(bench.energy) if valid else None,
+        energy_block=bench.energy if valid else None,
     )
 
 
-def _rounds_fields(report: Report | None) -> dict[str, Any]:
+def _rounds_fields(report: Report | None) -> RoundsFields:
     if report is None:
         return {}
     bench = report.benchmark
@@ -145,10 +190,11 @@ class RunResults:
 
     run_dir: Path
     rows: list[ResultRow]
-    reports: list[dict[str, Any]]
+    reports: list[dict[str, Any]]  # the reports as JSON objects, in the rows' order (the HTML page's source)
     statuses: dict[str, str]  # model -> status in the store (covers models without a report)
     errors: dict[str, dict[str, Any]]  # model -> the store's last error, for models without a report
-    config: dict[str, Any] | None
+    config: Mapping[str, object] | None  # the run's configuration as its state file holds it
+    typed: list[Report] = field(default_factory=list)  # the same reports, typed, in the rows' order
 
     def status_counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -167,7 +213,8 @@ def _label_twins(rows: list[ResultRow]) -> None:
             row.device_label = f"{row.device_label} ({row.device})"
 
 
-def store_statuses(path: Path, rows: list[ResultRow]) -> tuple[Any, dict[str, str], dict[str, dict[str, Any]]]:
+def store_statuses(path: Path, rows: list[ResultRow]) -> tuple[Mapping[str, object] | None, dict[str, str],
+                                                                dict[str, dict[str, Any]]]:
     """(the run's config, each model's status, each failed model's error): the reports' own view, then the
     store's where the run has a state file; a row the store says was skipped is marked so.
     ValueError names a state file that cannot be read."""
@@ -215,4 +262,5 @@ def load_run(run_dir: str | Path) -> RunResults:
     reports = [r.to_json() for r in typed]
     _label_twins(rows)
     config, statuses, errors = store_statuses(path, rows)
-    return RunResults(run_dir=path, rows=rows, reports=reports, statuses=statuses, errors=errors, config=config)
+    return RunResults(run_dir=path, rows=rows, reports=reports, statuses=statuses, errors=errors, config=config,
+                      typed=typed)

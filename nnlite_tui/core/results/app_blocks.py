@@ -8,10 +8,10 @@ stay open. A field that the app may leave out but never writes as null has a `No
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-from pydantic.json_schema import SkipJsonSchema
+from pydantic.json_schema import JsonDict, SkipJsonSchema
 
 from nnlite_tui.core.runtimes import AppRuntime
 
@@ -20,7 +20,7 @@ NonNegNum = Annotated[float, Field(ge=0)]
 Name = Annotated[str, Field(min_length=1)]
 # A key the app may leave out but never writes as null: None in Python, absent from the schema's types.
 Absent = SkipJsonSchema[None]
-UNIQUE: dict[str, Any] = {"uniqueItems": True}
+UNIQUE: JsonDict = {"uniqueItems": True}
 # Energy reasons that leave no power figure at all (noisy_idle still has them).
 NO_POWER_REASONS = ("counter_read_failed", "charging", "charging_unknown", "no_counter", "too_few_samples",
                     "counter_constant", "no_voltage", "sign_undetermined")

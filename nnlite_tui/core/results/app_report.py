@@ -6,9 +6,10 @@ app_schema.py generates android-app/protocol/report.schema.json from it; the blo
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
+from pydantic.json_schema import JsonDict
 
 from nnlite_tui.core.runtimes import APP_RUNTIMES, app_engine
 
@@ -30,11 +31,19 @@ PROTOCOL_2 = ("timing", "native_stats", "native_samples_ns", "warmup_runs", "war
 PROTOCOL_3 = ("runtime", "runtime_version", "capabilities")
 
 
-def none_of(keys: tuple[str, ...]) -> dict[str, Any]:
+def none_of(keys: tuple[str, ...]) -> JsonDict:
     return {"not": {"anyOf": [{"required": [k]} for k in keys]}}
 
 
-RULES: dict[str, Any] = {
+def _runtime_rule(name: str) -> JsonDict:
+    """What a valid report of the runtime `name` holds beside every report's keys (its app engine's rule)."""
+    engine = app_engine(name)
+    return {"description": engine.report_rule_why,
+            "if": {"properties": {"runtime": {"const": name}, "valid": {"const": True}}, "required": ["runtime"]},
+            "then": engine.report_rule}
+
+
+RULES: JsonDict = {
     "if": {"properties": {"valid": {"const": True}}},
     "then": {"required": list(TIMED), "properties": {
         **{k: {"const": None} for k in ("error_stage", "error_type", "error_message")},
@@ -55,9 +64,7 @@ RULES: dict[str, Any] = {
          "then": {"required": list(PROTOCOL_2)}},
         {"if": {"properties": {"protocol_version": {"const": 3}}},
          "then": {"required": list(PROTOCOL_3)}, "else": none_of(PROTOCOL_3 + ("energy",))},
-        *[{"description": engine.report_rule_why,
-           "if": {"properties": {"runtime": {"const": name}, "valid": {"const": True}}, "required": ["runtime"]},
-           "then": engine.report_rule} for name in APP_RUNTIMES if (engine := app_engine(name)).report_rule],
+        *[_runtime_rule(name) for name in APP_RUNTIMES if app_engine(name).report_rule],
     ],
 }
 

@@ -12,7 +12,6 @@ import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from nnlite_tui.core.json_file import write_json_atomic
 from nnlite_tui.core.results.index import Entry, append, read_lines, report_files
@@ -31,7 +30,7 @@ def read_report(path: Path) -> Report:
     return parse_report(raw, str(path))
 
 
-def load_reports(run_dir: str | Path) -> list[dict[str, Any]]:
+def load_reports(run_dir: str | Path) -> list[dict[str, object]]:
     """Every report of a run as today's JSON object, in file-name order (the exports: jsonl, LEMUR);
     ReportError names the first unreadable one."""
     return [report.to_json() for report in RunResults(run_dir, strict=True)]

@@ -17,6 +17,8 @@ import re
 import sys
 from typing import Any
 
+from pydantic.json_schema import JsonDict
+
 from nnlite_tui.core.results.app_blocks import SHARED_BLOCKS
 from nnlite_tui.core.results.app_report import PROTOCOL_VERSION, AppReport
 from nnlite_tui.core.results.model import SCHEMA, SCHEMA_VERSION, Report
@@ -27,7 +29,7 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 JsonNode = Any  # a piece of a JSON Schema: object, list or scalar
 
 
-def report_schema() -> dict[str, Any]:
+def report_schema() -> JsonDict:
     schema = Report.model_json_schema(by_alias=True, mode="serialization")
     return {"$schema": DRAFT, "$id": SCHEMA_ID, **schema, "title": f"{SCHEMA} version {SCHEMA_VERSION}"}
 
@@ -36,7 +38,7 @@ def snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-def app_schema() -> dict[str, Any]:
+def app_schema() -> JsonDict:
     """The app's report schema: the blocks several keys share are named $defs (snake_case, as PROTOCOL.md calls
     them), every other block is written in place; a nullable key reads `"type": [t, "null"]`."""
     schema = AppReport.model_json_schema(mode="validation")
@@ -67,16 +69,20 @@ def app_schema() -> dict[str, Any]:
             "$defs": {snake(name): tidy(defs[name]) for name in shared}}
 
 
-def without_null_branch(node: dict[str, Any]) -> dict[str, Any]:
+def without_null_branch(node: JsonDict) -> JsonDict:
     """`anyOf: [X, null]` as X allowing null: a type list, an enum with null, or `oneOf` for a named block."""
     branches = node.get("anyOf")
     if not (isinstance(branches, list) and len(branches) == 2 and {"type": "null"} in branches):
         return node
-    inner = dict(next(b for b in branches if b != {"type": "null"}))
+    other = next(b for b in branches if b != {"type": "null"})
+    if not isinstance(other, dict):  # a schema is an object; pydantic writes no other branch
+        return node
+    inner = dict(other)
     rest = {k: v for k, v in node.items() if k != "anyOf"}
-    if "enum" in inner:
+    enum = inner.get("enum")
+    if isinstance(enum, list):
         inner.pop("type", None)
-        return {**rest, **inner, "enum": [*inner["enum"], None]}
+        return {**rest, **inner, "enum": [*enum, None]}
     if isinstance(inner.get("type"), str) and "$ref" not in inner:
         return {**rest, **inner, "type": [inner["type"], "null"]}
     return {**rest, "oneOf": [inner, {"type": "null"}]}

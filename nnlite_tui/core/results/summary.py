@@ -7,6 +7,7 @@ run's index file (index.py), so a view of a large run never opens its reports to
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any, NamedTuple
 
@@ -91,13 +92,15 @@ class UnitSummary:
     def median_ms(self) -> float | None:
         return None if self.median_ns is None else self.median_ns / 1e6
 
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+    def to_json(self) -> dict[str, object]:
+        """The summary as the index file holds it (index.py)."""
+        data: dict[str, object] = asdict(self)
         data["instability"] = list(self.instability)
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> UnitSummary:
+    def from_json(cls, data: Mapping[str, object]) -> UnitSummary:
+        """A summary from its index line (to_json wrote it, this release: index.py rebuilds other versions')."""
         values: dict[str, Any] = {f.name: data.get(f.name) for f in fields(cls)}
         values["instability"] = tuple(values["instability"] or ())
         return cls(**values)

@@ -14,7 +14,6 @@ Nothing is invented: a key an old release did not measure stays absent.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from nnlite_tui.core.outcomes import conversion_record
 from nnlite_tui.core.results.model import SCHEMA_VERSION, Report
@@ -25,12 +24,12 @@ class ReportError(ValueError):
     """A report file that cannot be read; the message names the file."""
 
 
-def _block(data: Mapping[str, Any], key: str) -> dict[str, Any]:
+def _block(data: Mapping[str, object], key: str) -> dict[str, object]:
     value = data.get(key)
     return dict(value) if isinstance(value, Mapping) else {}
 
 
-def _precision(data: Mapping[str, Any]) -> str:
+def _precision(data: Mapping[str, object]) -> str:
     """Reports written before precisions existed are fp32; older ones kept it in other blocks."""
     for block in (data, _block(data, "benchmark"), _block(data, "conversion"), _block(data, "model")):
         if block.get("precision"):
@@ -38,8 +37,9 @@ def _precision(data: Mapping[str, Any]) -> str:
     return "fp32"
 
 
-def upgrade(raw: Mapping[str, Any]) -> dict[str, Any]:
-    """A report's JSON object in today's key names and places (the input is not changed)."""
+def upgrade(raw: Mapping[str, object]) -> dict[str, object]:
+    """A report's JSON object in today's key names and places (the input is not changed); Report
+    validates it next."""
     data = dict(raw)
     version = data.get("schema_version")
     conversion = conversion_record(_block(data, "conversion"))
@@ -72,7 +72,7 @@ def upgrade(raw: Mapping[str, Any]) -> dict[str, Any]:
     return data
 
 
-def parse_report(raw: Any, source: str = "a report") -> Report:
+def parse_report(raw: object, source: str = "a report") -> Report:
     """A Report from a report's JSON object of any schema; ReportError names `source` and the problem."""
     from pydantic import ValidationError
 

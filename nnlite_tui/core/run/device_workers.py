@@ -260,8 +260,9 @@ class DeviceWorkers:
             return None, f"device: {err}"
         except (OSError, RuntimeError) as err:  # the memory reference could not be written
             return None, f"reference file: {err}"
-        if block.get("valid"):
-            return float(block["stats"]["median_ns"]), ""
+        stats = block.get("stats")
+        if block.get("valid") and isinstance(stats, dict) and isinstance(stats.get("median_ns"), (int, float)):
+            return float(stats["median_ns"]), ""
         return None, f"{block.get('error_stage')}: {block.get('error_message')}"
 
     # ----- helpers -----

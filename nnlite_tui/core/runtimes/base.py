@@ -14,12 +14,13 @@ runtime's interpreter only). Implementations import their heavy modules inside t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from pydantic.json_schema import JsonDict
 
     from nnlite_tui.core.bench.block import ProfiledBlocks
     from nnlite_tui.core.bench.session import BenchSession
@@ -60,7 +61,7 @@ class AppEngine:
     # What a valid app report of this runtime holds beyond the common schema (results/app_report.py):
     # a JSON Schema `then` (a schema fragment, written as JSON Schema spells it), and its `description`;
     # {} when nothing.
-    report_rule: Mapping[str, object] = field(default_factory=dict)
+    report_rule: JsonDict = field(default_factory=dict)  # a JSON Schema fragment
     report_rule_why: str = ""
 
 

@@ -154,7 +154,7 @@ def report_lines(path: Path, report: Report | Mapping[str, Any], error: str | No
         stats = bench.stats.model_dump()
         lines.append(line(("latency     ", "bold"), fields(
             [(k[:-3], milliseconds(stats[k] / 1e6)) for k in STAT_NAMES if isinstance(stats.get(k), (int, float))])))
-    energy = energy_of(report.to_json())
+    energy = energy_of(report.benchmark.energy)
     if energy is not None:
         lines.append(line(("energy      ", "bold"), energy_fields(energy)))
     conditions = report.conditions

@@ -9,9 +9,10 @@ are every input (weights included) plus every output, at the tensor's element si
 from __future__ import annotations
 
 from math import prod
-from typing import Any, TypedDict
+from collections.abc import Mapping
+from typing import Any, TypedDict, cast
 
-from nnlite_tui.core.ops.graph import Graph, GraphError, GraphOp, Tensor
+from nnlite_tui.core.ops.graph import Graph, GraphError, GraphOp, ParamValue, Tensor
 
 _DTYPES = {0: ("float32", 4), 1: ("float16", 2), 2: ("int32", 4), 3: ("uint8", 1), 4: ("int64", 8),
            6: ("bool", 1), 7: ("int16", 2), 9: ("int8", 1), 10: ("float64", 8), 16: ("uint32", 4)}
@@ -149,7 +150,7 @@ def read_graph(path: str) -> Graph:
         ins = [tensor(i) for i in (op.InputsAsNumpy() if op.InputsLength() else []) if i >= 0]
         outs = [tensor(i) for i in (op.OutputsAsNumpy() if op.OutputsLength() else []) if i >= 0]
         params = _params(schema, op_type, op, ins, outs)
-        ops.append(GraphOp(index=index, type=op_type, inputs=ins, outputs=outs, params=dict(params),
+        ops.append(GraphOp(index=index, type=op_type, inputs=ins, outputs=outs, params=dict(cast(Mapping[str, ParamValue], params)),  # every OpParams value is one
                            flops=_work(op_type, params, ins, outs),
                            bytes_moved=sum(t.bytes for t in ins) + sum(t.bytes for t in outs)))
     return Graph(path=path, ops=ops)

@@ -21,7 +21,7 @@ from typing import TypedDict
 
 from nnlite_tui.core.runtimes.litert.op_profile import OpProfile
 from nnlite_tui.core.runtimes.litert.profile_events import ProfiledOp
-from nnlite_tui.core.ops.block import SCHEMA_VERSION, measured, op_timing, resolved_total, totals
+from nnlite_tui.core.ops.block import SCHEMA_VERSION, avg_us, op_timing, resolved_total, totals
 from nnlite_tui.core.ops.block_check import mark_checked, sum_tolerance_us
 from nnlite_tui.core.ops.graph import Graph, GraphOp
 
@@ -156,7 +156,7 @@ def build_ops_block(graph: Graph, profile: OpProfile) -> Mapping[str, object]:
     # (op_profile); what is left beside the measured ops is the runtime's invoke overhead outside all
     # ops, the ops below resolution and what each event's rounding down drops. Means add up (the ops'
     # means sum to the mean run), so the sums and shares use them; the predictor reads min_us.
-    ops_sum = sum(r["avg_us"] for r in rows if measured(r))
+    ops_sum = sum(us for r in rows if (us := avg_us(r)) is not None)
     total, why = resolved_total(profile.invoke_us, profile.profiler_us, ops_sum, sum_tolerance_us({"ops": rows}))
     block = {"schema_version": SCHEMA_VERSION, "kernel_mode": profile.kernel_mode, "threads": profile.threads,
              "runs": profile.runs, "runs_kept": profile.runs_kept, **totals(rows, total),
