@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from nnlite_tui.core.report.compare_sessions import (SAME_SESSION, SINGLE_SESSION, TWO_SESSIONS, HostMove, between_sd,
+from nnlite_tui.core.report.compare_pair import ROUNDS, SINGLE_ROUND, Pair  # noqa: F401 - re-exported
+from nnlite_tui.core.report.compare_sessions import (SAME_SESSION, TWO_SESSIONS, HostMove, between_sd,
                                                      host_moves, widen)
 from nnlite_tui.core.report.compare_verdict import (  # noqa: F401 - re-exported: compare's vocabulary
     CONFIDENCE, FASTER, RESAMPLES, SEED, SLOWER, UNCERTAIN, UNCHANGED, classify)
@@ -46,26 +47,7 @@ WITHIN_NOISE = "within noise"
 BROKEN, FIXED, FAILED_BOTH, NO_SAMPLES = "broken", "fixed", "failed", "no samples"
 MARKS = {SLOWER: "+", BROKEN: "!", FASTER: "-", UNCERTAIN: "~", UNCHANGED: " ", WITHIN_NOISE: " ", FIXED: "*",
          FAILED_BOTH: "x", NO_SAMPLES: "?"}
-ROUNDS, SINGLE_ROUND = "rounds", "single round"
 REGRESSIONS = (SLOWER, BROKEN)
-
-
-@dataclass
-class Pair:
-    before: ResultRow
-    after: ResultRow
-    change: str
-    ratio: float | None = None
-    ci: tuple[float, float] | None = None
-    basis: str = ROUNDS  # ROUNDS, or SINGLE_ROUND when either side has one round
-    p_value: float | None = None  # the rank test's, with rounds
-    ci_within: tuple[float, float] | None = None  # the interval from the two sessions' own figures
-    host: HostMove | None = None  # how far the device moved between the runs (two sessions)
-    sessions: str = SINGLE_SESSION  # TWO_SESSIONS when both runs carry reference figures
-
-    @property
-    def key(self) -> tuple[str, str, str, str]:
-        return self.before.key
 
 
 @dataclass

@@ -17,12 +17,11 @@ from typing import TYPE_CHECKING, TypedDict
 
 from nnlite_tui.core.bench.energy_math import NS_PER_HOUR
 from nnlite_tui.core.report.compare_verdict import CONFIDENCE, FASTER, RESAMPLES, SEED, SLOWER, classify
+from nnlite_tui.core.report.compare_pair import Pair
 from nnlite_tui.core.results.model import EnergyBlock
 
 if TYPE_CHECKING:
     import numpy as np
-
-    from nnlite_tui.core.report.compare import Pair  # compare imports this module at run time
 
 MORE, LESS = "more", "less"
 VERDICTS = {SLOWER: MORE, FASTER: LESS}

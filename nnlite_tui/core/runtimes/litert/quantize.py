@@ -21,7 +21,7 @@ from nnlite_tui.core.convert.worker.calibration import calibration_samples
 from nnlite_tui.core.convert.worker.derivation import derived_result, model_to_derive, run_derivation
 from nnlite_tui.core.convert.worker.errors import StageError
 from nnlite_tui.core.convert.worker.model import as_exported
-from nnlite_tui.core.runtimes.derive_job import DeriveJob
+from nnlite_tui.core.convert.worker.derive_job import DeriveJob
 from nnlite_tui.core.runtimes.litert.compact import CompactFailed, Compaction
 from nnlite_tui.core.versions import dist_version
 
