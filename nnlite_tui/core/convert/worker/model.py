@@ -21,6 +21,7 @@ from typing import Any
 
 from nnlite_tui.core.convert.causes import SAMPLES
 from nnlite_tui.core.convert.phases import PhaseClock
+from nnlite_tui.core.convert.record import ConversionRecord
 from nnlite_tui.core.convert.worker.dense_weights import WeightsRecord, apply_policy
 from nnlite_tui.core.convert.worker.errors import SamplesAtInference, StageError, first_line
 from nnlite_tui.core.convert.worker.flop_count import ModelWork, count_model_work
@@ -231,7 +232,7 @@ class Prepared:
         return tuple(a.permute(0, 2, 3, 1).contiguous() if i == self.image_index else a
                      for i, a in enumerate(check.args))
 
-    def common_fields(self) -> dict[str, Any]:
+    def common_fields(self) -> ConversionRecord:
         """The result fields every runtime reports the same way."""
         first = self.checks[0]
         return {"params": self.params, "layout": "NHWC" if self.image_index is not None else "as-is",
