@@ -10,7 +10,7 @@ stay open JSON objects.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TypedDict, cast
 
 from nnlite_tui.core.convert.compute_check import ComputeCheckRecord
@@ -146,7 +146,7 @@ class ConversionRecord(TypedDict, total=False):
     input_shape: list[int] | None
     input_shapes: list[list[int]] | str | None
     input_dtypes: list[str] | str | None
-    input_signature: list[object] | dict[str, object] | None
+    input_signature: Sequence[object] | Mapping[str, object] | None  # per input: its name, shape, dtype, range
     artifact_input_shape: list[int] | None
     artifact_input_dtype: str | None
     output_shapes: list[list[int]] | None

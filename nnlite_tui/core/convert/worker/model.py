@@ -59,6 +59,8 @@ def load_module(spec: ModelSpec):
                 raise ModuleNotFoundError(lemur_package.MISSING.format(name=exc.name), name=exc.name) from exc
             raise
         return module
+    if spec.module is None:
+        raise ImportError(f"{spec.name}: neither a file nor a module to import")
     return importlib.import_module(spec.module)
 
 
@@ -91,6 +93,8 @@ def construct(spec: ModelSpec, strict_weights: bool = False) -> Built:
         torch.manual_seed(0)
         with intercept as requested:
             if spec.kind == "factory":
+                if spec.factory is None:
+                    raise TypeError(f"{spec.name}: a factory model without its factory's name")
                 model, example = getattr(module, spec.factory)()
             else:
                 model = module.Net(tuple(spec.in_shape), tuple(spec.out_shape), dict(spec.prm), torch.device("cpu"))
