@@ -25,7 +25,8 @@ def rejudged(result: ConversionRecord, check: ComputeCheckRecord, read: Artifact
     judged = judge(model_flops, read.flops, model_by_op=check.get("model_by_op"),
                    artifact_by_op=read.flops_by_op, set_apart=check.get("set_apart"), unmeasured_because=why,
                    threshold=float(check.get("threshold") or THRESHOLD))
-    recounted: ComputeCheckRecord = {**judged.to_dict(), "recounted": "the artifact's graph, read outside the model's process"}
+    recounted: ComputeCheckRecord = {**judged.to_dict(),
+                                     "recounted": "the artifact's graph, read outside the model's process"}
     fields: ConversionRecord = {"compute_check": recounted, "flops": read.flops, "flops_by_op": dict(read.flops_by_op)}
     if judged.verdict != "less-work":
         return {**result, **fields}

@@ -117,8 +117,9 @@ class Converter:
         if spec.precision != "fp32":  # derived from the fp32 artifact
             return derive_variant(self, spec, dest, log_path, cancel)
         job: ConversionJob = {"spec": spec.to_dict(), "runtime": spec.runtime, "nhwc": self.options.nhwc,
-               "max_params": self.options.max_params, "weights": self.options.weights,
-               "strict_weights": self.options.strict_weights, "log_path": str(log_path) if log_path else None}
+                              "max_params": self.options.max_params, "weights": self.options.weights,
+                              "strict_weights": self.options.strict_weights,
+                              "log_path": str(log_path) if log_path else None}
         return {**self.cached_job(self.key(spec), job, dest, log_path, cancel, what="conversion"), "model": spec.name}
 
     def cached_job(self, key: str, job: ConversionJob, dest: Path, log_path: Path | None = None,
@@ -138,8 +139,9 @@ class Converter:
                 self._end_job()
                 self._idle.put(worker)
 
-        return through_cache(self.cache, key, dest, run, suffix=get_runtime(job.get("runtime") or DEFAULT_RUNTIME).suffix,
-                             use_cache=self.options.use_cache, log_path=log_path, what=what)
+        suffix = get_runtime(job.get("runtime") or DEFAULT_RUNTIME).suffix
+        return through_cache(self.cache, key, dest, run, suffix=suffix, use_cache=self.options.use_cache,
+                             log_path=log_path, what=what)
 
     def convert_many(self, specs: list[ModelSpec], out_dir: Path, log_dir: Path | None = None,
                      on_result: Callable[[ModelSpec, ConversionRecord], None] | None = None) -> list[ConversionRecord]:

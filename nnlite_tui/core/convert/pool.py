@@ -13,8 +13,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 

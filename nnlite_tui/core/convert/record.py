@@ -106,14 +106,6 @@ class OutputsCheckRecord(TypedDict, total=False):
     problem: str
 
 
-class ArtifactRead(TypedDict):
-    """A clean process's reading of the artifact (messages.ArtifactCheck, as pool.Worker takes it)."""
-    flops: int | None
-    flops_by_op: dict[str, int]
-    flops_unmeasured: str | None
-    outputs: OutputsCheckRecord | None
-
-
 class SandboxAttempt(TypedDict):
     """One thing model code attempted in the sandbox (worker/attempt_record.py)."""
     event: str  # "connect", "lookup", "command", "write", "read"

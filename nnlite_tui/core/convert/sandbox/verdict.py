@@ -129,8 +129,9 @@ def over_memory(result: ConversionRecord, cap_mb: int) -> ConversionRecord:
     """The sandbox went over the memory cap the kernel enforces, memfd, shared memory and scratch counted."""
     message = (f"the model's sandbox went over its memory cap of {cap_mb} MB (counted by the kernel: memory held "
                f"in a memfd, shared memory and the scratch included); raise it with --mem-cap-mb")
-    out: ConversionRecord = {**result, "ok": False, "stage": "out-of-memory", "error_type": "MemoryCap", "error_message": message,
-           "cause": "out-of-memory", "error_detail": result.get("error_message")}
+    out: ConversionRecord = {**result, "ok": False, "stage": "out-of-memory", "error_type": "MemoryCap",
+                             "error_message": message, "cause": "out-of-memory",
+                             "error_detail": result.get("error_message")}
     out.pop("artifact_path", None)
     return out
 

@@ -36,7 +36,8 @@ class ToDerive:
     references: list[list[Any]]  # PyTorch's outputs on each check, as numpy arrays
 
 
-def model_to_derive(job: Mapping[str, Any], spec: ModelSpec, stage_error: Callable[[str, Exception], Exception]) -> ToDerive:
+def model_to_derive(job: Mapping[str, Any], spec: ModelSpec,
+                    stage_error: Callable[[str, Exception], Exception]) -> ToDerive:
     """`stage_error(stage, exc)` is the runtime's own error for a model derivations do not take."""
     import torch
 
@@ -55,7 +56,8 @@ def model_to_derive(job: Mapping[str, Any], spec: ModelSpec, stage_error: Callab
 
 def derived_result(*, runtime: str, out_path: str, job: Mapping[str, Any], derivand: ToDerive, cost: Any,
                    timings: dict[str, float], converter: str, converter_version: str, precision: str,
-                   accuracy: Mapping[str, object], recipe: str, quantization: Mapping[str, object]) -> dict[str, object]:
+                   accuracy: Mapping[str, object], recipe: str,
+                   quantization: Mapping[str, object]) -> dict[str, object]:
     """The result fields every runtime's derived artifact has (each runtime adds its own I/O facts):
     the artifact and its fp32 source, the model, the accuracy against PyTorch, the quantization route."""
     import torch

@@ -57,7 +57,8 @@ def _guard(exc: BaseException, spec: ModelSpec) -> tuple[str, dict[str, object]]
     text = construct.describe(found, model)
     if text is None:
         return None
-    frames: dict[str, object] = {"construct": found.to_dict() if found else None, "model_frame": model.to_dict() if model else None}
+    frames: dict[str, object] = {"construct": found.to_dict() if found else None,
+                                 "model_frame": model.to_dict() if model else None}
     return f"the guard on data is {text}", frames
 
 
