@@ -9,6 +9,7 @@ process can replay the run's events.jsonl.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Protocol
 
@@ -21,7 +22,7 @@ TERMINAL = ("done", "failed", "skipped")
 class Event:
     ts: float = field(default_factory=time.time, kw_only=True)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {"type": type(self).__name__, **asdict(self)}
 
 
@@ -157,7 +158,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 
 
-def event_from_dict(data: dict[str, Any]) -> Event:
+def event_from_dict(data: Mapping[str, Any]) -> Event:
     """Rebuild an event written by to_dict(); unknown keys are ignored so newer files still load."""
     cls = EVENT_TYPES.get(data.get("type", ""))
     if cls is None:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Union
+from typing import Any, TypedDict, Union
 
 from nnlite_tui.core.events import TERMINAL
 from nnlite_tui.core.runtimes.default import DEFAULT_RUNTIME
@@ -25,13 +25,20 @@ from nnlite_tui.core.spec import ModelSpec
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
+class StageErrorDict(TypedDict):
+    """A StageError as the store and the report keep it."""
+    stage: str
+    type: str | None
+    message: str | None
+
+
 @dataclass(frozen=True)
 class StageError:
     stage: str
     type: str | None = None
     message: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> StageErrorDict:
         return {"stage": self.stage, "type": self.type, "message": self.message}
 
     @classmethod
@@ -70,7 +77,7 @@ _LEGACY_CONVERSION_KEYS = {"tflite_path": "artifact_path", "tflite_bytes": "arti
 _LEGACY_QUANTIZATION_KEYS = {"fp32_tflite_bytes": "fp32_artifact_bytes", "fp32_tflite_sha256": "fp32_artifact_sha256"}
 
 
-def conversion_record(raw: Mapping[str, Any]) -> dict[str, Any]:
+def conversion_record(raw: Mapping[str, object]) -> dict[str, object]:
     """A conversion record (a worker result, a cache entry, a report's conversion block) with the
     key names of this release; a record of an older release gets them renamed and `runtime: litert`."""
     record = {_LEGACY_CONVERSION_KEYS.get(k, k): v for k, v in raw.items()}
@@ -124,11 +131,12 @@ class ConversionResult:
 
     @classmethod
     def from_converter(cls, raw: Mapping[str, Any], seconds: float = 0.0) -> ConversionResult:
-        raw = conversion_record(raw)
-        ok = bool(raw.get("ok"))
-        return cls(model=str(raw.get("model")), ok=ok, cached=bool(raw.get("cached")),
-                   artifact_path=raw.get("artifact_path"), error=None if ok else StageError.from_dict(raw),
-                   seconds=seconds, details=MappingProxyType(dict(raw)))
+        record = conversion_record(raw)
+        ok, path = bool(record.get("ok")), record.get("artifact_path")
+        return cls(model=str(record.get("model")), ok=ok, cached=bool(record.get("cached")),
+                   artifact_path=None if path is None else str(path),
+                   error=None if ok else StageError.from_dict(record), seconds=seconds,
+                   details=MappingProxyType(record))
 
     @property
     def stage(self) -> str | None:
@@ -144,7 +152,7 @@ class ConversionResult:
             return None
         return Artifact(self.artifact_path, self.runtime, input_ranges(self.details.get("input_signature")))
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> dict[str, object]:
         """The serialised form kept in the store."""
         return dict(self.details)
 
@@ -194,7 +202,7 @@ class BenchResult:
         median = self.median_ns
         return None if median is None else median / 1e6
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {"serial": self.serial, "block": dict(self.block), "device_info": dict(self.device_info),
                 "before": None if self.before is None else dict(self.before),
                 "after": None if self.after is None else dict(self.after), "seconds": self.seconds,

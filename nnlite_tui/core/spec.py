@@ -4,10 +4,35 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from copy import deepcopy
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypedDict
 
 from nnlite_tui.core.runtimes.default import DEFAULT_RUNTIME
+
+
+class _SpecNonDefault(TypedDict, total=False):
+    precision: str  # left out when fp32
+    runtime: str  # left out for the default runtime
+
+
+class SpecDict(_SpecNonDefault):
+    """A ModelSpec as JSON (a worker job's `spec`, the store's models, a report's `spec`)."""
+    name: str
+    kind: str
+    file: str | None
+    sha256: str
+    in_shape: list[int]
+    out_shape: list[int]
+    prm: dict[str, Any]
+    module: str | None
+    factory: str | None
+    task: str | None
+    dataset: str | None
+    transform: str | None
+    origin: str
+    alt_in_shapes: list[list[int]]
 
 
 @dataclass(frozen=True)
@@ -42,24 +67,25 @@ class ModelSpec:
     # to_dict()/key() for the default, so stores and caches of runs before runtimes existed read as LiteRT.
     runtime: str = DEFAULT_RUNTIME
 
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["in_shape"] = list(self.in_shape)
-        d["out_shape"] = list(self.out_shape)
-        d["alt_in_shapes"] = [list(s) for s in self.alt_in_shapes]
-        if self.precision == "fp32":
-            del d["precision"]
-        if self.runtime == DEFAULT_RUNTIME:
-            del d["runtime"]
+    def to_dict(self) -> SpecDict:
+        d = SpecDict(name=self.name, kind=self.kind, file=self.file, sha256=self.sha256, in_shape=list(self.in_shape),
+                     out_shape=list(self.out_shape), prm=deepcopy(self.prm), module=self.module, factory=self.factory,
+                     task=self.task, dataset=self.dataset, transform=self.transform, origin=self.origin,
+                     alt_in_shapes=[list(s) for s in self.alt_in_shapes])
+        if self.precision != "fp32":
+            d["precision"] = self.precision
+        if self.runtime != DEFAULT_RUNTIME:
+            d["runtime"] = self.runtime
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "ModelSpec":
-        d = dict(d)
-        d["in_shape"] = tuple(d["in_shape"])
-        d["out_shape"] = tuple(d["out_shape"])
-        d["alt_in_shapes"] = tuple(tuple(s) for s in d.get("alt_in_shapes") or ())
-        return cls(**d)
+    def from_dict(cls, d: Mapping[str, Any]) -> "ModelSpec":
+        """A spec from its JSON (to_dict()'s, or an older release's: any field with a default may be absent)."""
+        fields = dict(d)
+        fields["in_shape"] = tuple(fields["in_shape"])
+        fields["out_shape"] = tuple(fields["out_shape"])
+        fields["alt_in_shapes"] = tuple(tuple(s) for s in fields.get("alt_in_shapes") or ())
+        return cls(**fields)
 
     def key(self) -> str:
         """A stable hash of what determines the model's graph (source, shapes, prm, entry point)."""

@@ -15,15 +15,16 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import TypedDict
 
 import ray
 
 from nnlite_tui.core.cluster import session, transfer
 from nnlite_tui.core.convert.options import ConvertOptions
 from nnlite_tui.core.convert.converter import Converter
+from nnlite_tui.core.convert.record import ConversionJob, ConversionRecord
 from nnlite_tui.core.runtimes import DEFAULT_RUNTIME, get_runtime
-from nnlite_tui.core.spec import ModelSpec
+from nnlite_tui.core.spec import ModelSpec, SpecDict
 
 
 class Placement(TypedDict):
@@ -50,7 +51,7 @@ class ConvertActor:
     def prestart(self) -> None:
         self.converter.prestart()
 
-    def convert(self, spec: dict[str, Any]) -> tuple[str, list, str]:
+    def convert(self, spec: SpecDict) -> tuple[str, list, str]:
         """(result as JSON text, artifact pieces, log text) for one model."""
         model = ModelSpec.from_dict(spec)
         dest, log = self._start_job()
@@ -58,7 +59,7 @@ class ConvertActor:
         result = self.converter.convert(model, dest, log, cancel=self._cancel)
         return self._finish_job(result, dest, log, started)
 
-    def run_job(self, key: str, job: dict[str, Any], fp32_pieces: list) -> tuple[str, list, str]:
+    def run_job(self, key: str, job: ConversionJob, fp32_pieces: list) -> tuple[str, list, str]:
         """A derivation job (the driver's convert.derive.derive_variant) on the fp32 artifact sent with it."""
         dest, log = self._start_job()
         source = self.scratch / f"fp32-source{Path(job['fp32_path']).suffix}"
@@ -77,14 +78,15 @@ class ConvertActor:
         log.write_text("")
         return self.scratch / "out.artifact", log
 
-    def _finish_job(self, result: dict[str, Any], dest: Path, log: Path, started: float) -> tuple[str, list, str]:
+    def _finish_job(self, result: ConversionRecord, dest: Path, log: Path, started: float) -> tuple[str, list, str]:
         result["actor_seconds"] = round(time.monotonic() - started, 4)  # the cluster's cost is the rest
         chunks: list = []
         if result.get("ok"):
             chunks = transfer.put_file(dest)
             result["node"] = session.node_name()
         dest.unlink(missing_ok=True)
-        stored = self.converter.cache.artifact_of(result["key"])
+        key = result.get("key")
+        stored = self.converter.cache.artifact_of(key) if key else None
         if stored is not None:
             stored.unlink(missing_ok=True)
         # Data, not objects: the driver parses and checks it (convert/messages.py) as it does a worker's.

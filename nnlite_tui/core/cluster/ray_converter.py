@@ -14,8 +14,6 @@ from __future__ import annotations
 import queue
 import threading
 from pathlib import Path
-from typing import Any
-
 import ray
 
 from nnlite_tui.core.cluster import transfer
@@ -27,6 +25,7 @@ from nnlite_tui.core.convert.cached_job import through_cache
 from nnlite_tui.core.convert.derive import derive_variant, unit_key
 from nnlite_tui.core.convert.options import ConvertOptions
 from nnlite_tui.core.convert.pool import failure
+from nnlite_tui.core.convert.record import ConversionJob, ConversionRecord
 from nnlite_tui.core.runtimes import get_runtime
 from nnlite_tui.core.spec import ModelSpec
 
@@ -98,15 +97,15 @@ class RayConverter:
             slot.actor.prestart.remote()
 
     def convert(self, spec: ModelSpec, dest: Path, log_path: Path | None = None,
-                cancel: threading.Event | None = None) -> dict[str, Any]:
+                cancel: threading.Event | None = None) -> ConversionRecord:
         if spec.precision != "fp32":  # fp32 through this converter (cache or actor), then cached_job
             return derive_variant(self, spec, dest, log_path, cancel)
         result = self._cached_remote(self.key(spec), get_runtime(spec.runtime).suffix, dest, log_path, cancel,
                                      lambda actor: actor.convert.remote(spec.to_dict()), "conversion")
         return {**result, "model": spec.name}
 
-    def cached_job(self, key: str, job: dict[str, Any], dest: Path, log_path: Path | None = None,
-                   cancel: threading.Event | None = None) -> dict[str, Any]:
+    def cached_job(self, key: str, job: ConversionJob, dest: Path, log_path: Path | None = None,
+                   cancel: threading.Event | None = None) -> ConversionRecord:
         """A derivation job (convert.derive.derive_variant): from the driver's cache, or run by an actor
         that gets the fp32 artifact in pieces with the job, so it need not convert fp32 again."""
         pieces: list = []
@@ -119,8 +118,8 @@ class RayConverter:
         return self._cached_remote(key, get_runtime(job["runtime"]).suffix, dest, log_path, cancel, call, "result")
 
     def _cached_remote(self, key: str, suffix: str, dest: Path, log_path: Path | None,
-                       cancel: threading.Event | None, call, what: str) -> dict[str, Any]:
-        def run(staged: Path) -> dict[str, Any]:
+                       cancel: threading.Event | None, call, what: str) -> ConversionRecord:
+        def run(staged: Path) -> ConversionRecord:
             slot = self._placed_slot()
             if slot is None:
                 return failure("crash", "NoConversionActor", "no conversion actor could be placed on the cluster")
@@ -146,7 +145,7 @@ class RayConverter:
         return None
 
     def _remote(self, slot: _Slot, call, out: Path, log_path: Path | None,
-                cancel: threading.Event | None) -> dict[str, Any]:
+                cancel: threading.Event | None) -> ConversionRecord:
         ref = call(slot.actor)
         cancelled = False
         try:
@@ -169,7 +168,7 @@ class RayConverter:
                     taken = intake.hash_in_place(out)
                 except intake.Refused as exc:
                     return intake.refused_result(str(exc))
-                result.update(artifact_path=str(out), artifact_bytes=taken.bytes, artifact_sha256=taken.sha256)
+                result.update({"artifact_path": str(out), "artifact_bytes": taken.bytes, "artifact_sha256": taken.sha256})
             return result
         except ray.exceptions.RayError as exc:
             # The actor, its node or the objects it owned are gone: a fault of the machine.

@@ -33,7 +33,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from nnlite_tui.core.outcomes import conversion_record
 from nnlite_tui.core.convert.cache_cap import resolve_cap
@@ -41,6 +41,7 @@ from nnlite_tui.core.convert.cache_files import (
     DISK_FULL, META, TMP, Entry, artifact_name, find_artifact, place_file, write_json_durable,
 )
 from nnlite_tui.core.convert.cache_scan import clean_tmp, scan_entries
+from nnlite_tui.core.convert.record import ConversionRecord
 from nnlite_tui.core.disk import free_bytes, fsync_path
 
 ENV_DIR = "NNLITE_CACHE_DIR"
@@ -79,7 +80,7 @@ class Staging:
             shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def disk_full_failure(root: Path, detail: str) -> dict[str, Any]:
+def disk_full_failure(root: Path, detail: str) -> ConversionRecord:
     """The result of a conversion that could not be written: transient (a `crash`), never cached."""
     return {"ok": False, "stage": "crash", "error_type": "DiskFull",
             "error_message": f"no space left on the filesystem of the conversion cache {root} ({detail}); "
@@ -87,13 +88,13 @@ def disk_full_failure(root: Path, detail: str) -> dict[str, Any]:
                              f"--max-gb N`, or delete old run directories) and rerun"}
 
 
-def is_disk_full(result: dict[str, Any]) -> bool:
+def is_disk_full(result: ConversionRecord) -> bool:
     """A worker's failure that is the disk's fault, not the model's (e.g. at `serialize`)."""
     text = f"{result.get('error_type')} {result.get('error_message')}"
     return not result.get("ok") and ("No space left on device" in text or "Disk quota exceeded" in text)
 
 
-def explain_crash(root: Path, result: dict[str, Any]) -> dict[str, Any]:
+def explain_crash(root: Path, result: ConversionRecord) -> ConversionRecord:
     """A worker that died while the cache's filesystem is full died of it (the converter's LLVM
     aborts the process with `IO failure on output stream`): say so instead of "worker died"."""
     if result.get("ok") or result.get("error_type") != "WorkerCrash" or free_bytes(root) > CRASH_FULL_BYTES:
@@ -101,7 +102,7 @@ def explain_crash(root: Path, result: dict[str, Any]) -> dict[str, Any]:
     return disk_full_failure(root, f"{result.get('error_message')} while writing the artifact")
 
 
-def _intact(path: Path, sha256: Any) -> bool:
+def _intact(path: Path, sha256: object) -> bool:
     """Whether the entry's artifact is a regular file (no link followed) whose bytes still hash to the
     sha256 its meta.json recorded when it was stored."""
     try:
@@ -112,8 +113,11 @@ def _intact(path: Path, sha256: Any) -> bool:
         if not stat.S_ISREG(os.fstat(fd).st_mode) or not isinstance(sha256, str):
             return False
         os.set_blocking(fd, True)
+        digest = hashlib.sha256()
         with os.fdopen(os.dup(fd), "rb") as f:
-            return hashlib.file_digest(f, "sha256").hexdigest() == sha256
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                digest.update(chunk)
+        return digest.hexdigest() == sha256
     finally:
         os.close(fd)
 
@@ -142,7 +146,7 @@ class ConversionCache:
         return find_artifact(self.entry_dir(key))
 
     # ----- reading -----
-    def fetch(self, key: str, dest: Path | None = None) -> dict[str, Any] | None:
+    def fetch(self, key: str, dest: Path | None = None) -> ConversionRecord | None:
         """The cached result (None on a miss); the artifact linked to dest; the entry marked used."""
         meta = self.meta_path(key)
         try:
@@ -159,7 +163,8 @@ class ConversionCache:
             try:
                 if os.stat(meta).st_ino != os.fstat(f.fileno()).st_ino:
                     return None  # evicted (and maybe stored anew) while we waited for the lock
-                result = conversion_record(json.loads(f.read()))  # entries of earlier releases too
+                # an entry commit() wrote, of this release or an earlier one (renamed to today's keys)
+                result = cast(ConversionRecord, conversion_record(json.loads(f.read())))
             except FileNotFoundError:
                 return None  # evicted while we waited for the lock
             except (OSError, ValueError):
@@ -174,7 +179,7 @@ class ConversionCache:
             os.utime(meta)
         return result
 
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get(self, key: str) -> ConversionRecord | None:
         return self.fetch(key)
 
     # ----- writing -----
@@ -189,7 +194,7 @@ class ConversionCache:
             raise
         return Staging(key, d, suffix)
 
-    def commit(self, staging: Staging, result: dict[str, Any], dest: Path | None = None) -> dict[str, Any]:
+    def commit(self, staging: Staging, result: ConversionRecord, dest: Path | None = None) -> ConversionRecord:
         """Store `result` (and the staged artifact when ok) as the key's entry, place the artifact at
         dest, then evict down to the cap. Returns the result as the caller should see it: with
         artifact_path=dest, or a transient disk-full failure when nothing could be stored."""
@@ -211,12 +216,12 @@ class ConversionCache:
                 return disk_full_failure(self.root, f"storing {staging.key[:16]}: {exc.strerror}")
             raise
         self._after_write(staging.key, written)
-        out = dict(result)
+        out = result.copy()
         if ok and dest is not None:
             out["artifact_path"] = str(dest)
         return out
 
-    def put(self, key: str, result: dict[str, Any], artifact: Path | None = None) -> None:
+    def put(self, key: str, result: ConversionRecord, artifact: Path | None = None) -> None:
         """Store a result (a successful one with its artifact, kept under the artifact's suffix);
         CacheWriteError if the disk is full."""
         staging = self.staging(key, artifact.suffix if artifact is not None else "")
@@ -230,7 +235,7 @@ class ConversionCache:
                 raise CacheWriteError(exc.errno, f"{self.root}: no space left for {key[:16]}") from exc
             raise
         if stored.get("error_type") == "DiskFull":
-            raise CacheWriteError(errno.ENOSPC, stored["error_message"])
+            raise CacheWriteError(errno.ENOSPC, stored.get("error_message") or "")
 
     def _rename_into_place(self, staging: Staging) -> None:
         final = self.entry_dir(staging.key)
@@ -287,7 +292,7 @@ class ConversionCache:
         with self._estimate_lock:
             due = (self._estimate is None or self._estimate + written >= NEAR_CAP * self.cap.max_bytes
                    or time.monotonic() - self._scanned_at > RESCAN_S)
-            if not due:
+            if not due and self._estimate is not None:
                 self._estimate += written
                 return
         self.evict(keep={key})

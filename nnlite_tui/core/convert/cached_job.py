@@ -12,12 +12,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 from nnlite_tui.core.convert.cache import CacheWriteError, ConversionCache, disk_full_failure, explain_crash
 from nnlite_tui.core.convert.cache_files import place_file
 from nnlite_tui.core.convert.options import DETERMINISTIC_STAGES
 from nnlite_tui.core.convert.phases import PhaseClock, merged
+from nnlite_tui.core.convert.record import ConversionRecord
 
 
 _in_flight: dict[tuple[str, str], threading.Event] = {}  # (cache, key) whose job runs now -> set when it ends
@@ -52,9 +52,9 @@ def only_one(cache_root: Path, key: str, log_path: Path | None = None) -> Iterat
         mine.set()
 
 
-def through_cache(cache: ConversionCache, key: str, dest: Path, run: Callable[[Path], dict[str, Any]], *,
+def through_cache(cache: ConversionCache, key: str, dest: Path, run: Callable[[Path], ConversionRecord], *,
                   suffix: str, use_cache: bool = True, log_path: Path | None = None,
-                  what: str = "result") -> dict[str, Any]:
+                  what: str = "result") -> ConversionRecord:
     """The cached result under `key` (its artifact linked to dest), or `run`'s result stored under it.
 
     `run` writes the artifact to the staged path it is given (ending in `suffix`, the artifact's
@@ -67,8 +67,8 @@ def through_cache(cache: ConversionCache, key: str, dest: Path, run: Callable[[P
         return _through_cache(cache, key, dest, run, suffix=suffix, use_cache=True, log_path=log_path, what=what)
 
 
-def _through_cache(cache: ConversionCache, key: str, dest: Path, run: Callable[[Path], dict[str, Any]], *,
-                   suffix: str, use_cache: bool, log_path: Path | None, what: str) -> dict[str, Any]:
+def _through_cache(cache: ConversionCache, key: str, dest: Path, run: Callable[[Path], ConversionRecord], *,
+                   suffix: str, use_cache: bool, log_path: Path | None, what: str) -> ConversionRecord:
     clock = PhaseClock(time.thread_time)  # this thread's CPU: other threads run other jobs
     if use_cache:
         with clock.phase("cache_fetch"):

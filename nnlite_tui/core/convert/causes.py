@@ -6,7 +6,7 @@ Works on the worker's result dict alone (stage, error_type, error_message), so i
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping
 
 SAMPLES = "the model samples random numbers at inference"
 # What the sandbox (convert/sandbox) tells a model it may not do; the verdict's messages end with these.
@@ -44,7 +44,7 @@ _RULES: list[tuple[str, str | None, re.Pattern]] = [
 ]
 
 
-def classify(result: dict[str, Any]) -> str:
+def classify(result: Mapping[str, object]) -> str:
     """"ok" for a success, else a cause name (falls back to the failing stage)."""
     if result.get("ok"):
         return "ok"

@@ -17,10 +17,25 @@ Pure Python: the orchestrator, the report and tests read it without torch.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TypedDict
 
 THRESHOLD = 0.8
+
+
+class ComputeCheckRecord(TypedDict, total=False):
+    """A ComputeCheck as a conversion record holds it: its fields, those that are None left out."""
+    model_flops: int
+    artifact_flops: int
+    ratio: float
+    verdict: str
+    threshold: float
+    cause: str
+    model_by_op: dict[str, int]
+    artifact_by_op: dict[str, int]
+    set_apart: dict[str, int]
+    unmeasured_because: str
+    recounted: str  # set by the runner that counted the artifact's side again (compute_recheck.py)
 
 
 @dataclass(frozen=True)
@@ -36,14 +51,36 @@ class ComputeCheck:
     set_apart: dict[str, int] = field(default_factory=dict)  # PyTorch FLOPs the converter may fold
     unmeasured_because: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+    def to_dict(self) -> ComputeCheckRecord:
+        record = ComputeCheckRecord()
+        if self.model_flops is not None:
+            record["model_flops"] = self.model_flops
+        if self.artifact_flops is not None:
+            record["artifact_flops"] = self.artifact_flops
+        if self.ratio is not None:
+            record["ratio"] = self.ratio
+        record["verdict"], record["threshold"] = self.verdict, self.threshold
+        if self.cause is not None:
+            record["cause"] = self.cause
+        record["model_by_op"], record["artifact_by_op"] = dict(self.model_by_op), dict(self.artifact_by_op)
+        record["set_apart"] = dict(self.set_apart)
+        if self.unmeasured_because is not None:
+            record["unmeasured_because"] = self.unmeasured_because
+        return record
+
+
+class _Compared(TypedDict):
+    """What every verdict records besides its figures: the threshold and the counts per op."""
+    threshold: float
+    model_by_op: dict[str, int]
+    artifact_by_op: dict[str, int]
+    set_apart: dict[str, int]
 
 
 class LessWork(RuntimeError):
     """The converted graph does markedly less work than the model: it measures another graph."""
 
-    def __init__(self, check: ComputeCheck, weights: dict[str, Any] | None = None):
+    def __init__(self, check: ComputeCheck, weights: dict[str, object] | None = None):
         self.check = check
         self.weights = weights  # the weights record (dense_weights.WeightsRecord.to_dict()), for the result
         super().__init__(check.cause)
@@ -58,8 +95,8 @@ def judge(model_flops: int | None, artifact_flops: int | None, *, threshold: flo
           set_apart: dict[str, int] | None = None, unmeasured_because: str | None = None,
           weights_note: str | None = None) -> ComputeCheck:
     """The verdict on two MAC FLOP counts; `weights_note` says what was done to the weights (cause text)."""
-    extra = {"threshold": threshold, "model_by_op": dict(model_by_op or {}),
-             "artifact_by_op": dict(artifact_by_op or {}), "set_apart": dict(set_apart or {})}
+    extra: _Compared = {"threshold": threshold, "model_by_op": dict(model_by_op or {}),
+                        "artifact_by_op": dict(artifact_by_op or {}), "set_apart": dict(set_apart or {})}
     if model_flops is None or artifact_flops is None:
         why = unmeasured_because or ("PyTorch's work could not be counted" if model_flops is None
                                      else "the converted graph could not be read")

@@ -20,7 +20,6 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from nnlite_tui.core.convert.cache import ConversionCache, default_cache_dir
 from nnlite_tui.core.convert.cache_files import TMP
@@ -29,6 +28,7 @@ from nnlite_tui.core.convert.derive import derive_variant, unit_key
 from nnlite_tui.core.convert.options import ConvertOptions
 from nnlite_tui.core.convert.orphans import reap_orphans
 from nnlite_tui.core.convert.pool import PauseGate, Worker, failure, killpg, signal_group
+from nnlite_tui.core.convert.record import ConversionJob, ConversionRecord
 from nnlite_tui.core.convert.sandbox import process_cap
 from nnlite_tui.core.convert.sandbox.availability import in_effect
 from nnlite_tui.core.convert.sandbox.launch import SandboxSetup
@@ -112,21 +112,22 @@ class Converter:
         return unit_key(spec, self.options)
 
     def convert(self, spec: ModelSpec, dest: Path, log_path: Path | None = None,
-                cancel: threading.Event | None = None) -> dict[str, Any]:
-        """Convert (or take from cache) one model to `dest`; returns the result dict."""
+                cancel: threading.Event | None = None) -> ConversionRecord:
+        """Convert (or take from cache) one model to `dest`; returns its record."""
         if spec.precision != "fp32":  # derived from the fp32 artifact
             return derive_variant(self, spec, dest, log_path, cancel)
-        job = {"spec": spec.to_dict(), "runtime": spec.runtime, "nhwc": self.options.nhwc,
-               "max_params": self.options.max_params, "weights": self.options.weights,
-               "strict_weights": self.options.strict_weights, "log_path": str(log_path) if log_path else None}
+        job: ConversionJob = {"spec": spec.to_dict(), "runtime": spec.runtime, "nhwc": self.options.nhwc,
+                              "max_params": self.options.max_params, "weights": self.options.weights,
+                              "strict_weights": self.options.strict_weights,
+                              "log_path": str(log_path) if log_path else None}
         return {**self.cached_job(self.key(spec), job, dest, log_path, cancel, what="conversion"), "model": spec.name}
 
-    def cached_job(self, key: str, job: dict[str, Any], dest: Path, log_path: Path | None = None,
-                   cancel: threading.Event | None = None, what: str = "result") -> dict[str, Any]:
+    def cached_job(self, key: str, job: ConversionJob, dest: Path, log_path: Path | None = None,
+                   cancel: threading.Event | None = None, what: str = "result") -> ConversionRecord:
         """A worker job whose result is cached under `key` (a conversion, or a derived precision's):
         taken from the cache, or run on a borrowed worker writing the cache's staged artifact, then
         placed at dest. Returns the result with cached and key set."""
-        def run(staged: Path) -> dict[str, Any]:
+        def run(staged: Path) -> ConversionRecord:
             worker = self._idle.get()
             threads = self._begin_job()
             try:
@@ -138,11 +139,12 @@ class Converter:
                 self._end_job()
                 self._idle.put(worker)
 
-        return through_cache(self.cache, key, dest, run, suffix=get_runtime(job["runtime"]).suffix,
-                             use_cache=self.options.use_cache, log_path=log_path, what=what)
+        suffix = get_runtime(job.get("runtime") or DEFAULT_RUNTIME).suffix
+        return through_cache(self.cache, key, dest, run, suffix=suffix, use_cache=self.options.use_cache,
+                             log_path=log_path, what=what)
 
     def convert_many(self, specs: list[ModelSpec], out_dir: Path, log_dir: Path | None = None,
-                     on_result: Callable[[ModelSpec, dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+                     on_result: Callable[[ModelSpec, ConversionRecord], None] | None = None) -> list[ConversionRecord]:
         """Convert specs to out_dir/<name><suffix> on every worker at once; results in completion order.
 
         on_result runs under a lock, so it may print or count without its own. Ctrl-C in the
@@ -151,7 +153,7 @@ class Converter:
         from nnlite_tui.core.run_dir import safe_name
 
         todo = list(specs)
-        results: list[dict[str, Any]] = []
+        results: list[ConversionRecord] = []
         lock = threading.Lock()
 
         def work() -> None:

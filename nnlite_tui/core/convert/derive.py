@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from nnlite_tui.core.convert.options import cache_key
+from nnlite_tui.core.convert.record import CalibrationSettings, ConversionJob, ConversionRecord, subset
 from nnlite_tui.core.runtimes import get_runtime
 from nnlite_tui.core.sources.units import base_spec
 from nnlite_tui.core.spec import ModelSpec, sha256_file
@@ -27,7 +28,7 @@ VARIANT_FORMAT = 3  # 2: full int8 falls back to PT2E when the recipe is beyond 
 CALIBRATED = ("int8",)  # precisions whose recipe needs representative inputs
 
 
-def calibration_settings(samples: int, directory: Path | None) -> dict[str, Any]:
+def calibration_settings(samples: int, directory: Path | None) -> CalibrationSettings:
     """How int8 is calibrated, as the worker job and the cache key see it (a directory by content)."""
     if directory is None:
         return {"samples": int(samples), "dir": None}
@@ -43,12 +44,12 @@ def check_calibration_dir(directory: Path) -> None:
         raise ValueError(f"{directory}: no .npy or .npz files to calibrate on")
 
 
-def variant_key(base_key: str, precision: str, calibration: dict[str, Any] | None, derivation: list[Any]) -> str:
+def variant_key(base_key: str, precision: str, calibration: CalibrationSettings | None, derivation: list[Any]) -> str:
     payload = json.dumps([VARIANT_FORMAT, base_key, precision, calibration, derivation], sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def calibration_of(options: Any, precision: str) -> dict[str, Any] | None:
+def calibration_of(options: Any, precision: str) -> CalibrationSettings | None:
     """How `precision` is calibrated under these conversion options (None: it needs no calibration)."""
     if precision not in CALIBRATED:
         return None
@@ -76,16 +77,16 @@ class ConvertsAndCaches(Protocol):
     options: Any
 
     def convert(self, spec: ModelSpec, dest: Path, log_path: Path | None = None,
-                cancel: threading.Event | None = None) -> dict[str, Any]: ...
+                cancel: threading.Event | None = None) -> ConversionRecord: ...
 
-    def cached_job(self, key: str, job: dict[str, Any], dest: Path, log_path: Path | None = None,
-                   cancel: threading.Event | None = None) -> dict[str, Any]: ...
+    def cached_job(self, key: str, job: ConversionJob, dest: Path, log_path: Path | None = None,
+                   cancel: threading.Event | None = None) -> ConversionRecord: ...
 
 
 UNSUPPORTED = "unsupported"  # the stage of a unit whose runtime does not make its precision: skipped
 
 
-def unsupported(spec: ModelSpec) -> dict[str, Any]:
+def unsupported(spec: ModelSpec) -> ConversionRecord:
     """The result of a unit its runtime cannot make: not the model's failure, so the unit is skipped."""
     runtime = get_runtime(spec.runtime)
     return {"ok": False, "stage": UNSUPPORTED, "error_type": "UnsupportedPrecision", "model": spec.name,
@@ -95,7 +96,7 @@ def unsupported(spec: ModelSpec) -> dict[str, Any]:
 
 
 def derive_variant(converter: ConvertsAndCaches, spec: ModelSpec, dest: Path, log_path: Path | None = None,
-                   cancel: threading.Event | None = None) -> dict[str, Any]:
+                   cancel: threading.Event | None = None) -> ConversionRecord:
     """Convert the fp32 unit (or take it from the cache), then derive `spec.precision` from it.
 
     Returns a converter result dict for the derived unit; a failed fp32 conversion fails the unit
@@ -115,20 +116,23 @@ def derive_variant(converter: ConvertsAndCaches, spec: ModelSpec, dest: Path, lo
 
 
 def _derive(converter: ConvertsAndCaches, spec: ModelSpec, base: ModelSpec, source: Path, dest: Path,
-            log_path: Path | None, cancel: threading.Event | None) -> dict[str, Any]:
+            log_path: Path | None, cancel: threading.Event | None) -> ConversionRecord:
     base_result = converter.convert(base, source, log_path, cancel)
-    common = {"model": spec.name, "precision": spec.precision, "runtime": spec.runtime,
-              "base_key": base_result.get("key"), "fp32_cached": bool(base_result.get("cached"))}
+    common: ConversionRecord = {"model": spec.name, "precision": spec.precision, "runtime": spec.runtime,
+                              "base_key": base_result.get("key"), "fp32_cached": bool(base_result.get("cached"))}
     if not base_result.get("ok"):
         message = f"fp32 conversion failed: {base_result.get('error_message')}"
         return {**base_result, **common, "error_message": message}
     calibration = calibration_of(converter.options, spec.precision)
     key = derived_key(str(base_result.get("key")), spec, converter.options)
-    job = {"derive": True, "spec": spec.to_dict(), "runtime": spec.runtime, "fp32_path": base_result["artifact_path"],
-           "layout": base_result.get("layout"), "calibration": calibration,
-           "weights": (base_result.get("weights") or {}).get("policy"),
-           "measured_graph": base_result.get("measured_graph"),  # the same part of the model as the fp32 one
-           "log_path": str(log_path) if log_path else None}
+    policy = (base_result.get("weights") or {}).get("policy")  # the weights the fp32 artifact was made with
+    job: ConversionJob = {"derive": True, "spec": spec.to_dict(), "runtime": spec.runtime,
+                          "fp32_path": str(base_result["artifact_path"]),
+                          "layout": base_result.get("layout"), "calibration": calibration,
+                          "weights": policy if isinstance(policy, str) else None,
+                          # the same part of the model as the fp32 one
+                          "measured_graph": base_result.get("measured_graph"),
+                          "log_path": str(log_path) if log_path else None}
     # The fp32 artifact's inputs (their ranges), and what of the model it is, hold for what derives from it.
-    inherited = {k: base_result[k] for k in ("input_signature", "measured_graph", "rewrites") if k in base_result}
+    inherited = subset(base_result, ("input_signature", "measured_graph", "rewrites"))
     return {**inherited, **converter.cached_job(key, job, dest, log_path, cancel), **common}

@@ -17,6 +17,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from nnlite_tui.core.convert.record import ConversionRecord
+
 MAX_BYTES = 2**31  # a .tflite is a flatbuffer (2 GiB at most); a .pte of a LEMUR model is far smaller
 CHUNK = 1 << 20
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -139,6 +141,6 @@ def hash_in_place(path: Path, limit: int = MAX_BYTES) -> Taken:
     return Taken(path, size, digest.hexdigest())
 
 
-def refused_result(why: str) -> dict:
+def refused_result(why: str) -> ConversionRecord:
     return {"ok": False, "stage": "sandbox", "error_type": "ArtifactRefused", "cause": "artifact-refused",
             "error_message": f"the staged artifact was not taken: it is {why}"}

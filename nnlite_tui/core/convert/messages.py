@@ -11,11 +11,13 @@ ever evaluated or imported.
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Literal
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StringConstraints, ValidationError,
                       field_validator, model_validator)
 
+from nnlite_tui.core.convert.record import ConversionRecord
 from nnlite_tui.core.convert.wire import ProtocolError
 
 Text = Annotated[str, StringConstraints(strict=True, max_length=20_000)]
@@ -262,22 +264,22 @@ def _refused(what: str, exc: ValidationError) -> ProtocolError:
     return ProtocolError(f"{what}: field {where[:80]}: {first['msg'][:120]}")
 
 
-def ready(message: dict[str, Any]) -> Ready:
+def ready(message: Mapping[str, object]) -> Ready:
     try:
         return Ready.model_validate(message)
     except ValidationError as exc:
         raise _refused("the worker's ready message", exc) from None
 
 
-def done(message: dict[str, Any]) -> Done:
+def done(message: Mapping[str, object]) -> Done:
     try:
         return Done.model_validate(message)
     except ValidationError as exc:
         raise _refused("the worker's job-ended message", exc) from None
 
 
-def result(message: dict[str, Any], derive: bool = False) -> dict[str, Any]:
-    """A worker's job result as a plain dict of the fields it sent (checked); ProtocolError if refused.
+def result(message: Mapping[str, object], derive: bool = False) -> ConversionRecord:
+    """A worker's job result as a record of the fields it sent (checked); ProtocolError if refused.
 
     An accuracy block is taken only from a derivation job (`derive`), the one kind that measures it;
     its verdict is judged again here from its figures against the runner's own tolerances."""
@@ -290,7 +292,8 @@ def result(message: dict[str, Any], derive: bool = False) -> dict[str, Any]:
         checked = WorkerResult.model_validate(message)
     except ValidationError as exc:
         raise _refused("the job's result", exc) from None
-    sent = checked.model_dump(exclude_unset=True, by_alias=True)
+    # WorkerResult declares every key of a ConversionRecord a worker may send, with its type
+    sent = cast(ConversionRecord, checked.model_dump(exclude_unset=True, by_alias=True))
     if checked.validation is not None and checked.validation.rechecked is not None:
         raise ProtocolError("the result says its artifact was rechecked, which only the runner does")
     if not derive and sent.get("ok") and not isinstance(sent.get("compute_check"), dict):
@@ -301,7 +304,7 @@ def result(message: dict[str, Any], derive: bool = False) -> dict[str, Any]:
     return sent
 
 
-def _rejudged(block: Accuracy) -> dict[str, Any]:
+def _rejudged(block: Accuracy) -> dict[str, object]:
     from nnlite_tui.core.convert.worker.accuracy import TOLERANCES, AccuracyCost, verdict
 
     if block.precision not in TOLERANCES:
@@ -313,7 +316,7 @@ def _rejudged(block: Accuracy) -> dict[str, Any]:
     return {**block.model_dump(exclude_unset=True), "tolerance": dict(TOLERANCES[block.precision]), "verdict": judged, "beyond": beyond}
 
 
-def artifact_check(message: dict[str, Any]) -> ArtifactCheck:
+def artifact_check(message: Mapping[str, object]) -> ArtifactCheck:
     try:
         return ArtifactCheck.model_validate(message)
     except ValidationError as exc:
@@ -327,15 +330,16 @@ def probe_answer(message: Any) -> ProbeAnswer:
         raise _refused("the size probe's answer", exc) from None
 
 
-def actor_result(message: dict[str, Any]) -> dict[str, Any]:
+def actor_result(message: Mapping[str, object]) -> ConversionRecord:
     try:
         checked = ActorResult.model_validate(message)
     except ValidationError as exc:
         raise _refused("the conversion actor's result", exc) from None
-    return checked.model_dump(exclude_unset=True, by_alias=True)
+    # ActorResult declares every key of a ConversionRecord an actor may send, with its type
+    return cast(ConversionRecord, checked.model_dump(exclude_unset=True, by_alias=True))
 
 
-def violation(message: str) -> dict[str, Any]:
+def violation(message: str) -> ConversionRecord:
     """The failure of a job whose worker broke the protocol: the model's, deterministic, never retried."""
     return {"ok": False, "stage": "sandbox", "error_type": "ProtocolViolation", "cause": "protocol",
             "error_message": f"the conversion worker sent what the runner does not accept: {message}"}

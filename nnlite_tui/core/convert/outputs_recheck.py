@@ -9,31 +9,33 @@ the eager outputs) stays the model's word (the threat model's "out of scope").
 
 from __future__ import annotations
 
-from typing import Any
+from typing import cast
 
 from nnlite_tui.core.convert.causes import classify
+from nnlite_tui.core.convert.messages import OutputsCheck
+from nnlite_tui.core.convert.record import ConversionRecord, ValidationRecord, subset
 
 KEPT = ("runtime", "task", "weights", "seconds", "phases", "compute_check", "flops", "flops_by_op", "model_flops")
 RECHECKED = "the artifact run on the check inputs outside the model's process"
 
 
-def rejudged(result: dict[str, Any], outputs: dict[str, Any] | None) -> dict[str, Any]:
-    """`result` with its validation from `outputs` (messages.OutputsCheck as a dict)."""
+def rejudged(result: ConversionRecord, outputs: OutputsCheck | None) -> ConversionRecord:
+    """`result` with its validation from `outputs` (the clean process's, checked)."""
     if not result.get("ok"):
         return result  # failed already (the compute check, judged again first)
     if outputs is None:
         return {"ok": False, "stage": "validate", "error_type": "ArtifactCheckFailed", "cause": "artifact-check-failed",
-                "error_message": "the artifact check returned no comparison of outputs",
-                **{k: result[k] for k in KEPT if k in result}}
-    if outputs.get("problem"):
-        failed = {"ok": False, "stage": "validate", "error_type": "OutputMismatch",
-                  "error_message": f"{outputs['problem']} ({RECHECKED})", **{k: result[k] for k in KEPT if k in result}}
+                "error_message": "the artifact check returned no comparison of outputs", **subset(result, KEPT)}
+    if outputs.problem:
+        failed: ConversionRecord = {"ok": False, "stage": "validate", "error_type": "OutputMismatch",
+                                    "error_message": f"{outputs.problem} ({RECHECKED})", **subset(result, KEPT)}
         cause = classify(failed)  # a mismatch by the shared rules, else the check itself could not be made
         return {**failed, "cause": cause if cause != "validate-error" else "artifact-check-failed"}
     # the clean process's strength figures over the job's; the job's method and sampling record stay
-    validation = {**(result.get("validation") or {}), **(outputs.get("validation") or {})}
-    validation["rechecked"] = RECHECKED + (": shapes only, the model samples" if outputs["compared"] == "shapes" else "")
-    changed = {"validation": validation}
-    if outputs["compared"] == "values":
-        changed["max_abs_diff"] = outputs["max_abs_diff"]
+    clean = outputs.validation.model_dump(exclude_none=True) if outputs.validation is not None else {}
+    validation: ValidationRecord = {**(result.get("validation") or {}), **cast(ValidationRecord, clean)}
+    validation["rechecked"] = RECHECKED + (": shapes only, the model samples" if outputs.compared == "shapes" else "")
+    changed: ConversionRecord = {"validation": validation}
+    if outputs.compared == "values":
+        changed["max_abs_diff"] = outputs.max_abs_diff
     return {**result, **changed}

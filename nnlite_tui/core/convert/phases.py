@@ -17,7 +17,8 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+
+from nnlite_tui.core.convert.record import ConversionRecord
 
 # In the order they happen; a result holds only the phases that ran.
 PHASES = ("worker_start", "cache_fetch", "build", "reference", "export", "lower", "convert", "serialize",
@@ -68,7 +69,7 @@ class PhaseClock:
         return {k: {"s": round(v["s"], 4), "cpu_s": round(v["cpu_s"], 4)} for k, v in self.phases.items()}
 
 
-def merged(result: dict[str, Any], extra: Mapping[str, Mapping[str, float]]) -> dict[str, Any]:
+def merged(result: ConversionRecord, extra: Mapping[str, Mapping[str, float]]) -> ConversionRecord:
     """The result with `extra` phases added to its own (summed where a phase is in both)."""
     if not extra:
         return result

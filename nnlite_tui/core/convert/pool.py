@@ -13,9 +13,9 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from nnlite_tui.core.convert import check_inputs, compute_recheck, intake, messages, outputs_recheck, wire
 from nnlite_tui.core.convert.log_pipe import LogPipe
@@ -23,10 +23,13 @@ from nnlite_tui.core.convert.process_tree import tree_sum
 from nnlite_tui.core.convert.phases import merged
 from nnlite_tui.core.convert.memory_cap import over_cap_message
 from nnlite_tui.core.convert.orphans import WORKER_MODULE, owner_mark
+from nnlite_tui.core.convert.record import ConversionJob, ConversionRecord
 from nnlite_tui.core.runtimes.default import DEFAULT_RUNTIME
 
 if TYPE_CHECKING:
     from nnlite_tui.core.convert.options import ConvertOptions
+
+Ended = TypeVar("Ended")  # what a job's end makes of its answer: a result, or the artifact check's figures
 
 
 def _pss(proc: Any) -> int:
@@ -43,7 +46,7 @@ def _pss(proc: Any) -> int:
 
 
 def _tree_memory(pid: int) -> int:
-    return tree_sum(pid, _pss)
+    return int(tree_sum(pid, _pss))
 
 
 def killpg(proc: subprocess.Popen) -> None:
@@ -54,7 +57,7 @@ def killpg(proc: subprocess.Popen) -> None:
             pass  # it exited between poll() and killpg(): nothing left to kill
 
 
-def failure(stage: str, error_type: str, message: str) -> dict[str, Any]:
+def failure(stage: str, error_type: str, message: str) -> ConversionRecord:
     return {"ok": False, "stage": stage, "error_type": error_type, "error_message": message}
 
 
@@ -108,12 +111,12 @@ class Worker:
         self.runtimes = runtimes  # imported at start, so that no job pays for them
         self.log_dir = log_dir
         self.gate = gate or PauseGate()
-        self.process = None
+        self.process: subprocess.Popen | None = None
         self.conn: socket.socket | None = None
         self.jobs = 0
         self.start_cost: dict[str, float] | None = None  # the last start's, until a job result carries it
         self.cap_mb = options.cap_mb()  # fixed when the pool is made, so it does not drift mid-run
-        self._job: dict[str, Any] | None = None  # the job in flight, as sent
+        self._job: ConversionJob | None = None  # the job in flight, as sent
         self.left_behind: tuple[str, ...] = ()  # what the last job left running (the worker killed it)
         self._kill_lock = threading.Lock()  # kill() may come from a shutdown while a stop is under way
 
@@ -179,11 +182,11 @@ class Worker:
         """Descriptors to pass with the next job after its result socket (the sandbox's job log)."""
         return ()
 
-    def over_disk(self) -> dict[str, Any] | None:
+    def over_disk(self) -> ConversionRecord | None:
         """A failure if the job in flight wrote more than it may on the host's disk (polled)."""
         return None
 
-    def finish(self, result: dict[str, Any]) -> dict[str, Any]:
+    def finish(self, result: ConversionRecord) -> ConversionRecord:
         """The job's checked result, judged while the worker still runs (before a recycle stops it): a
         success gets the artifact's size and sha256 as this process measures them, and the artifact is
         checked again by a clean process (recheck)."""
@@ -228,7 +231,7 @@ class Worker:
                 pass  # it did not leave on request; kill() below ends it
         self.kill()
 
-    def run(self, job: dict[str, Any], cancel: threading.Event | None = None) -> dict[str, Any]:
+    def run(self, job: ConversionJob, cancel: threading.Event | None = None) -> ConversionRecord:
         if not self.alive:
             self.start()
         # Local references: a shutdown from another thread may clear self.conn/self.process meanwhile.
@@ -247,8 +250,8 @@ class Worker:
             theirs.close()
 
     def _run(self, conn: socket.socket, proc: subprocess.Popen, mine: socket.socket, theirs: socket.socket,
-             job: dict[str, Any], cancel: threading.Event | None, fds: tuple[int, ...],
-             ended: Callable[[dict[str, Any] | None, int, int], dict[str, Any]]) -> dict[str, Any]:
+             job: ConversionJob, cancel: threading.Event | None, fds: tuple[int, ...],
+             ended: Callable[[Mapping[str, object] | None, int, int], Ended]) -> ConversionRecord | Ended:
         """Send `job` with its result socket and `fds`, watch it (timeout, memory, cancel, the worker's
         death) until the worker says its process ended; then ended(raw result or None, status, peak)."""
         started = time.monotonic()
@@ -257,7 +260,7 @@ class Worker:
         cap = cap_mb * 2**20
         peak = 0
         answer, control = wire.FrameReader(), wire.FrameReader(limit=8192)
-        raw: dict[str, Any] | None = None
+        raw: Mapping[str, object] | None = None
         try:
             wire.send(conn, job, (theirs.fileno(), *fds))
             theirs.close()  # the worker's child holds the only other end
@@ -322,7 +325,7 @@ class Worker:
             if self.conn is conn:
                 conn.setblocking(True)
 
-    def _ended(self, raw: dict[str, Any] | None, status: int, peak: int) -> dict[str, Any]:
+    def _ended(self, raw: Mapping[str, object] | None, status: int, peak: int) -> ConversionRecord:
         """The job's process has ended with `status`: its result checked, or its death as a crash."""
         if raw is None:  # the job's process died: the worker is replaced as if it had (its staging goes too)
             self.kill()
@@ -344,14 +347,14 @@ class Worker:
             self.stop()
         return result
 
-    def recheck(self, result: dict[str, Any], artifact: Path, checks: tuple[Path, Path]) -> dict[str, Any]:
+    def recheck(self, result: ConversionRecord, artifact: Path, checks: tuple[Path, Path]) -> ConversionRecord:
         """`_recheck`; an artifact that fails it is removed, so that no cache entry or run keeps it."""
         judged = self._recheck(result, artifact, checks)
         if result.get("ok") and not judged.get("ok"):
             artifact.unlink(missing_ok=True)
         return judged
 
-    def _recheck(self, result: dict[str, Any], artifact: Path, checks: tuple[Path, Path]) -> dict[str, Any]:
+    def _recheck(self, result: ConversionRecord, artifact: Path, checks: tuple[Path, Path]) -> ConversionRecord:
         """The artifact judged again by a process that never ran model code (forked from the worker for
         it): its graph's work for the compute check, and its outputs on the check inputs the job's
         process handed over (`checks`: the folder and name of that file, check_inputs.py). The model's
@@ -383,24 +386,21 @@ class Worker:
             os.close(given)
             mine.close()
             theirs.close()
-        if "ok" in read:  # the check failed: timed out, died, or broke the protocol
+        if not isinstance(read, messages.ArtifactCheck):  # the check failed: timed out, died, or broke the protocol
             return {**failure("validate", "ArtifactCheckFailed", "checking the artifact outside the model's "
                                                                  f"process failed: {read.get('error_message')}"),
                     "cause": "artifact-check-failed"}
-        graph = {k: read[k] for k in ("flops", "flops_by_op", "flops_unmeasured")}
-        return outputs_recheck.rejudged(compute_recheck.rejudged(result, check, graph), read["outputs"])
+        return outputs_recheck.rejudged(compute_recheck.rejudged(result, check, read), read.outputs)
 
-    def _artifact_read(self, raw: dict[str, Any] | None, status: int, peak: int) -> dict[str, Any]:
+    def _artifact_read(self, raw: Mapping[str, object] | None, status: int,
+                       peak: int) -> ConversionRecord | messages.ArtifactCheck:
         if raw is None or status != 0:
             self.kill()
             return failure("crash", "ArtifactCheckCrash", f"the artifact check died ({_reason(status)})")
         try:
-            checked = messages.artifact_check(raw)
+            return messages.artifact_check(raw)
         except wire.ProtocolError as exc:
             return messages.violation(str(exc))
-        # only the figures the clean process gave: an absent one must not blank the job's record
-        return {**checked.model_dump(exclude={"outputs"}),
-                "outputs": checked.outputs.model_dump(exclude_none=True) if checked.outputs is not None else None}
 
 
 def _reason(code: int | None) -> str:

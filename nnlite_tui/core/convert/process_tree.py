@@ -16,8 +16,8 @@ def tree_sum(pid: int, read: Callable[[Any], float]) -> float:
         proc = psutil.Process(pid)
         procs = [proc, *proc.children(recursive=True)]
     except psutil.Error:
-        return 0
-    total = 0
+        return 0.0
+    total = 0.0
     for p in procs:
         try:
             total += read(p)

@@ -11,10 +11,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from nnlite_tui.core.convert.cache import is_disk_full
 from nnlite_tui.core.convert.options import DETERMINISTIC_STAGES
+from nnlite_tui.core.convert.record import ConversionRecord
 from nnlite_tui.core.disk import takes_writes
 from nnlite_tui.core.events import Event, StageFinished, StageStarted
 from nnlite_tui.core.logs import LogTailer
@@ -26,7 +27,7 @@ class ConvertsModels(Protocol):
     """What the step needs of the converter (core.convert.Converter)."""
 
     def convert(self, spec: ModelSpec, dest: Path, log_path: Path | None = None,
-                cancel: threading.Event | None = None) -> dict[str, Any]: ...
+                cancel: threading.Event | None = None) -> ConversionRecord: ...
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class Attempt:
         return self.number >= self.max_attempts
 
 
-def unit_fault(model: str, exc: Exception) -> dict[str, Any]:
+def unit_fault(model: str, exc: Exception) -> ConversionRecord:
     """The failure of a unit whose result could not be handled (a deterministic stage: never retried)."""
     return {"ok": False, "stage": "sandbox", "error_type": "UnitFault", "cause": "protocol", "model": model,
             "error_message": f"handling this unit's conversion result failed: {type(exc).__name__}: "

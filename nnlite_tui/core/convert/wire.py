@@ -18,6 +18,7 @@ import os
 import select
 import socket
 import struct
+from collections.abc import Mapping
 from typing import Any
 
 HEADER = struct.Struct(">I")
@@ -38,14 +39,14 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON data")
 
 
-def encode(message: dict[str, Any]) -> bytes:
+def encode(message: Mapping[str, object]) -> bytes:
     body = json.dumps(message, default=_plain, separators=(",", ":")).encode()
     if len(body) > MAX_FRAME:
         raise ProtocolError(f"message of {len(body)} bytes is over the {MAX_FRAME}-byte limit")
     return HEADER.pack(len(body)) + body
 
 
-def decode(body: bytes) -> dict[str, Any]:
+def decode(body: bytes) -> dict[str, object]:
     """One frame's body as a JSON object; ProtocolError for anything else."""
     try:
         message = json.loads(body.decode("utf-8"), parse_constant=_constant)
@@ -61,7 +62,7 @@ def _constant(name: str) -> float:
     return {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}[name]
 
 
-def send(sock: socket.socket, message: dict[str, Any], fds: tuple[int, ...] = ()) -> None:
+def send(sock: socket.socket, message: Mapping[str, object], fds: tuple[int, ...] = ()) -> None:
     frame = encode(message)
     if fds:
         sent = socket.send_fds(sock, [frame], list(fds))
@@ -79,7 +80,7 @@ class FrameReader:
         self._need: int | None = None
         self.eof = False
 
-    def feed(self, sock: socket.socket) -> dict[str, Any] | None:
+    def feed(self, sock: socket.socket) -> dict[str, object] | None:
         """Read what is there; the message once whole, else None. ProtocolError on an oversized or bad frame."""
         while not self.eof:
             want = HEADER.size - len(self._buf) if self._need is None else self._need - len(self._buf)
@@ -104,7 +105,7 @@ class FrameReader:
         return None
 
 
-def receive(sock: socket.socket, timeout: float | None = None, limit: int = MAX_FRAME) -> dict[str, Any] | None:
+def receive(sock: socket.socket, timeout: float | None = None, limit: int = MAX_FRAME) -> dict[str, object] | None:
     """One whole message (blocking up to `timeout`); None at end of stream. TimeoutError if none came in time."""
     reader = FrameReader(limit)
     sock.setblocking(False)
@@ -121,7 +122,7 @@ def receive(sock: socket.socket, timeout: float | None = None, limit: int = MAX_
         sock.setblocking(True)
 
 
-def receive_with_fds(sock: socket.socket) -> tuple[dict[str, Any] | None, list[int]]:
+def receive_with_fds(sock: socket.socket) -> tuple[dict[str, object] | None, list[int]]:
     """The worker's side: one job frame and the descriptors that came with its first bytes."""
     head, fds, _, _ = socket.recv_fds(sock, HEADER.size, MAX_FDS)
     if not head:

@@ -218,4 +218,4 @@ def _tasks_cap(limit: int | None, probe_only: bool, kind: str | None) -> Process
 
 def tree_tasks(pid: int) -> int:
     """Tasks (threads included, as the kernel counts them) of pid and its descendants: the watchdog's count."""
-    return tree_sum(pid, lambda p: p.num_threads())
+    return int(tree_sum(pid, lambda p: p.num_threads()))

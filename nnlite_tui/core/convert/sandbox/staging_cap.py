@@ -15,6 +15,7 @@ from pathlib import Path
 
 from nnlite_tui.core.convert.causes import SCRATCH_FULL
 from nnlite_tui.core.convert.intake import MAX_BYTES
+from nnlite_tui.core.convert.record import ConversionRecord
 
 ENV_STAGING_MB = "NNLITE_SANDBOX_STAGING_MB"
 MAX_ENTRIES = 10_000  # a flood of files is over the bound by itself, however small they are
@@ -53,7 +54,7 @@ def used_bytes(root: Path) -> int:
     return total
 
 
-def over_cap(used: int, cap: int) -> dict[str, object]:
+def over_cap(used: int, cap: int) -> ConversionRecord:
     return {"ok": False, "stage": "sandbox", "error_type": "SandboxViolation", "cause": "scratch-full",
             "error_message": f"the model wrote {used / 2**20:.0f} MB into its staging directory, on the host's "
                              f"disk; {SCRATCH_FULL} ({cap // 2**20} MB, ${ENV_STAGING_MB} sets it)"}

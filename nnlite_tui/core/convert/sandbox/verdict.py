@@ -17,10 +17,10 @@ from __future__ import annotations
 import errno
 import os
 import re
-from typing import Any
 
 from nnlite_tui.core.convert.causes import LEFT_PROCESSES, NO_NETWORK, PROCESS_CAP, SCRATCH_FULL, VIEW, \
     WRITE_SCRATCH
+from nnlite_tui.core.convert.record import ConversionRecord, SandboxAttempt
 from nnlite_tui.core.convert.sandbox.launch import ENV_SCRATCH_MB
 from nnlite_tui.core.convert.sandbox.process_cap import ProcessCap
 from nnlite_tui.core.convert.sandbox.view import SandboxState
@@ -31,14 +31,14 @@ RECYCLE = ("leaves-processes", "process-cap")
 _OS_ERROR = re.compile(r"\[Errno (\d+)\] [^:]*: '([^']+)'")
 
 
-def _fail(result: dict[str, Any], cause: str, message: str) -> dict[str, Any]:
-    out = dict(result)
+def _fail(result: ConversionRecord, cause: str, message: str) -> ConversionRecord:
+    out = result.copy()
     if result.get("ok"):  # the conversion went through, but what the model did is not allowed
-        out.update(ok=False, stage="sandbox", error_type="SandboxViolation")
+        out.update({"ok": False, "stage": "sandbox", "error_type": "SandboxViolation"})
         out.pop("artifact_path", None)
     else:
         out["error_detail"] = result.get("error_message")
-    out.update(cause=cause, error_message=message)
+    out.update({"cause": cause, "error_message": message})
     return out
 
 
@@ -46,7 +46,7 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}es" if word.endswith("ss") else f"{n} {word}s"
 
 
-def _from_exception(result: dict[str, Any]) -> list[dict[str, str]]:
+def _from_exception(result: ConversionRecord) -> list[SandboxAttempt]:
     """A write or read outside the view that only the exception shows (C code, posix.* called directly)."""
     found = _OS_ERROR.search(str(result.get("error_message") or ""))
     if result.get("ok") or not found:
@@ -59,11 +59,11 @@ def _from_exception(result: dict[str, Any]) -> list[dict[str, str]]:
     return []
 
 
-def judge(result: dict[str, Any], before: SandboxState, after: SandboxState, left: tuple[tuple[int, str], ...],
-          cap: ProcessCap | None = None, contained: bool = True) -> dict[str, Any]:
+def judge(result: ConversionRecord, before: SandboxState, after: SandboxState, left: tuple[tuple[int, str], ...],
+          cap: ProcessCap | None = None, contained: bool = True) -> ConversionRecord:
     """The job's result with the sandbox's verdict. contained=False (no bwrap: a network namespace
     only, or nothing) says what the model did, not what it tried."""
-    result = dict(result)
+    result = result.copy()
     seen = list(result.pop("sandbox_record", None) or []) or _from_exception(result)
     net = after.net_delta(before)
     # A connect names the address; a lookup only the name (create_connection looks up even an IP first).
@@ -109,12 +109,12 @@ def judge(result: dict[str, Any], before: SandboxState, after: SandboxState, lef
     return result
 
 
-def _no_space(result: dict[str, Any]) -> bool:
+def _no_space(result: ConversionRecord) -> bool:
     return not result.get("ok") and ("[Errno 28]" in str(result.get("error_message") or "")
                                      or "No space left on device" in str(result.get("error_message") or ""))
 
 
-def _out_of_memory(result: dict[str, Any]) -> bool:
+def _out_of_memory(result: ConversionRecord) -> bool:
     text = f"{result.get('error_type')} {result.get('error_message')}"
     return not result.get("ok") and ("MemoryError" in text or "[Errno 12]" in text or "Cannot allocate memory" in text)
 
@@ -125,22 +125,23 @@ def _at_limit(cap: ProcessCap) -> bool:
     return bool(peak and cap.memory and peak >= cap.memory.limit_bytes * 0.95)
 
 
-def over_memory(result: dict[str, Any], cap_mb: int) -> dict[str, Any]:
+def over_memory(result: ConversionRecord, cap_mb: int) -> ConversionRecord:
     """The sandbox went over the memory cap the kernel enforces, memfd, shared memory and scratch counted."""
     message = (f"the model's sandbox went over its memory cap of {cap_mb} MB (counted by the kernel: memory held "
                f"in a memfd, shared memory and the scratch included); raise it with --mem-cap-mb")
-    out = {**result, "ok": False, "stage": "out-of-memory", "error_type": "MemoryCap", "error_message": message,
-           "cause": "out-of-memory", "error_detail": result.get("error_message")}
+    out: ConversionRecord = {**result, "ok": False, "stage": "out-of-memory", "error_type": "MemoryCap",
+                             "error_message": message, "cause": "out-of-memory",
+                             "error_detail": result.get("error_message")}
     out.pop("artifact_path", None)
     return out
 
 
-def _eagain(result: dict[str, Any]) -> bool:
+def _eagain(result: ConversionRecord) -> bool:
     text = f"{result.get('error_type')} {result.get('error_message')}"
     return "Resource temporarily unavailable" in text or "BlockingIOError" in text
 
 
-def over_cap(result: dict[str, Any], limit: int | None, killed: int = 0, seen: int | None = None) -> dict[str, Any]:
+def over_cap(result: ConversionRecord, limit: int | None, killed: int = 0, seen: int | None = None) -> ConversionRecord:
     counted = f"{seen}" if seen else f"more than {limit}"
     ended = f" ({_plural(killed, 'process')} it left {'was' if killed == 1 else 'were'} killed)" if killed else ""
     return _fail(result, "process-cap", f"the model ran {counted} {PROCESS_CAP} {limit}{ended}")

@@ -29,6 +29,7 @@ from nnlite_tui.core.convert import check_inputs, intake
 from nnlite_tui.core.convert.log_pipe import LogPipe
 from nnlite_tui.core.convert.orphans import owner_mark
 from nnlite_tui.core.convert.pool import PauseGate, Worker, failure, killpg
+from nnlite_tui.core.convert.record import ConversionJob, ConversionRecord
 from nnlite_tui.core.convert.sandbox import spawner, staging_cap, verdict, view
 from nnlite_tui.core.convert.sandbox.launch import SandboxSetup, launch_for
 from nnlite_tui.core.convert.sandbox.policy import Launch
@@ -75,8 +76,8 @@ class SandboxedWorker(Worker):
         # Named like the cache's staging directories (<what>.<pid>.<random>): one a killed runner
         # left behind is removed by the cache's clean-up of tmp/.
         staging = Path(tempfile.mkdtemp(prefix=f"sandbox.{os.getpid()}.", dir=self.scratch_parent))
-        for d in ("out", "in"):
-            (staging / d).mkdir()
+        for sub in ("out", "in"):
+            (staging / sub).mkdir()
         launch = launch_for(self.setup.availability, self.command(fd),
                             self.setup.policy(scratch, self.visible, (staging,), memory_mb=self.cap_mb))
         env = {**launch.env, **(owner_mark(self.log_dir) if self.log_dir else {})}
@@ -126,7 +127,7 @@ class SandboxedWorker(Worker):
         # whatever a job left running killed after it (worker/leftovers.py).
         return [*super().command(fd), "clean", *(["own-pid-namespace"] if self.mechanism == "bwrap" else [])]
 
-    def over_disk(self, now: bool = False) -> dict[str, Any] | None:
+    def over_disk(self, now: bool = False) -> ConversionRecord | None:
         """The job's failure if its staging directory holds more than its bound (measured at most every
         POLL_S, or `now`)."""
         clock = time.monotonic()
@@ -139,7 +140,7 @@ class SandboxedWorker(Worker):
     def job_fds(self) -> tuple[int, ...]:
         return () if self._log_fd is None else (self._log_fd,)
 
-    def finish(self, result: dict[str, Any]) -> dict[str, Any]:
+    def finish(self, result: ConversionRecord) -> ConversionRecord:
         # The artifact leaves the staging directory first: the pool may recycle the worker (and its
         # staging with it) as soon as finish() returns.
         result = self.over_disk(now=True) or result  # the poll during the job may have missed the last writes
@@ -163,7 +164,7 @@ class SandboxedWorker(Worker):
             result = self.recheck(result, Path(self._artifact[1]), (self.staging, checks))
         return result
 
-    def run(self, job: dict[str, Any], cancel: threading.Event | None = None) -> dict[str, Any]:
+    def run(self, job: ConversionJob, cancel: threading.Event | None = None) -> ConversionRecord:
         needed = source_roots([ModelSpec.from_dict(job["spec"])]) if job.get("spec") else self.visible
         if not self.visible.covers(needed):
             self.stop()  # its view lacks this model's source
@@ -171,24 +172,27 @@ class SandboxedWorker(Worker):
         if not self.alive:
             self.start()
         assert self.staging is not None
-        inner = dict(job)
-        if job.get("spec") and job["spec"].get("file") and not os.path.isabs(job["spec"]["file"]):
+        inner = job.copy()
+        spec, out_path, fp32_path = job.get("spec"), job.get("out_path"), job.get("fp32_path")
+        source = spec.get("file") if spec else None
+        if spec and source and not os.path.isabs(source):
             # The worker runs in its scratch directory, not in this process's.
-            inner["spec"] = {**job["spec"], "file": os.path.abspath(job["spec"]["file"])}
-        if job.get("out_path"):
-            inner["out_path"] = str(self.staging / "out" / Path(job["out_path"]).name)
+            inner["spec"] = {**spec, "file": os.path.abspath(source)}
+        if out_path:
+            inner["out_path"] = str(self.staging / "out" / Path(out_path).name)
         copied = 0
-        if job.get("fp32_path"):
-            inner["fp32_path"] = str(self._copy_in(Path(job["fp32_path"])))
+        if fp32_path:
+            inner["fp32_path"] = str(self._copy_in(Path(fp32_path)))
             copied = os.path.getsize(inner["fp32_path"])
         self._staging_cap, self._disk_polled = staging_cap.cap_bytes(copied), 0.0
         # The job's log goes as the write end of a pipe with the job (job_fds), drained into the log
         # file here (log_pipe.py): a descriptor of the file itself could be opened again without O_APPEND.
-        pipe = LogPipe(Path(job["log_path"])) if job.get("log_path") else None
+        log_path = job.get("log_path")
+        pipe = LogPipe(Path(log_path)) if log_path else None
         if pipe is not None:
             self._log_fd = pipe.write_fd
             inner["log_path"] = None
-        self._artifact = (inner["out_path"], job["out_path"]) if job.get("out_path") else None
+        self._artifact = (inner["out_path"], out_path) if out_path else None
         try:
             result = super().run(inner, cancel)
         finally:
@@ -204,7 +208,7 @@ class SandboxedWorker(Worker):
             _reset(self.staging)
         return result
 
-    def _deliver(self, result: dict[str, Any]) -> dict[str, Any]:
+    def _deliver(self, result: ConversionRecord) -> ConversionRecord:
         """A finished job's artifact copied out of the staging directory (by descriptor, hashed here) to
         where the job asked for it; a staged path that is not a plain file fails the job."""
         if self._artifact is None or not result.get("ok"):
@@ -219,7 +223,7 @@ class SandboxedWorker(Worker):
             return failure("crash", "WorkerGone", f"the artifact could not be copied out ({exc.strerror})")
         return {**result, "artifact_path": wanted, "artifact_bytes": taken.bytes, "artifact_sha256": taken.sha256}
 
-    def _over_cap(self, result: dict[str, Any]) -> dict[str, Any]:
+    def _over_cap(self, result: ConversionRecord) -> ConversionRecord:
         """A worker that died on the process cap: the watchdog killed it, or it could not start a thread
         because the cgroup refused the fork (seen when the worker was reaped, kill())."""
         if result.get("stage") == "crash" and self.memory_hit:  # the kernel's memory cap (memory_cgroup.py)

@@ -8,9 +8,8 @@ tolerance the variant is still benchmarked, and flagged "degraded".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
 
 import numpy as np
 
@@ -33,7 +32,7 @@ class AccuracyCost:
     cosine: float
     max_abs_err: float
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
 
@@ -83,7 +82,8 @@ def verdict(precision: str, cost: AccuracyCost) -> tuple[str, list[str]]:
     return ("degraded" if beyond else "ok"), beyond
 
 
-def accuracy_block(precision: str, route: str, calibration: dict[str, Any] | None, cost: AccuracyCost) -> dict[str, Any]:
+def accuracy_block(precision: str, route: str, calibration: Mapping[str, object] | None,
+                   cost: AccuracyCost) -> dict[str, object]:
     """The report's `accuracy` block."""
     result, beyond = verdict(precision, cost)
     return {"precision": precision, "route": route, "calibration": calibration,

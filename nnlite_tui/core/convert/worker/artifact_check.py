@@ -10,22 +10,22 @@ from run to run: only their number, shapes and finiteness are compared.
 
 from __future__ import annotations
 
-from typing import Any
-
 from nnlite_tui.core.convert import check_inputs
 from nnlite_tui.core.convert.output_check import OutputProblem
+from nnlite_tui.core.convert.record import OutputsCheckRecord
 from nnlite_tui.core.convert.worker.validation import check_outputs, same_shapes
 from nnlite_tui.core.runtimes.base import Runtime
 
 
-def check_artifact(runtime: Runtime, artifact: str, checks_path: str | None) -> dict[str, Any]:
-    result = dict(runtime.graph_work(artifact))
+def check_artifact(runtime: Runtime, artifact: str, checks_path: str | None) -> dict[str, object]:
+    """The figures as they are sent, to be checked by the runner (messages.ArtifactCheck)."""
+    result: dict[str, object] = dict(runtime.graph_work(artifact))
     if checks_path is not None:
         result["outputs"] = _outputs(runtime, artifact, checks_path)
     return result
 
 
-def _outputs(runtime: Runtime, artifact: str, checks_path: str) -> dict[str, Any]:
+def _outputs(runtime: Runtime, artifact: str, checks_path: str) -> OutputsCheckRecord:
     try:
         with open(checks_path, "rb") as f:
             given = check_inputs.read(f)

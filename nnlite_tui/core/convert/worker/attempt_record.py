@@ -149,7 +149,7 @@ def _wrap(owner: Any, name: str, check: Callable[..., None]) -> None:
         check(*args, **kwargs)
         return original(*args, **kwargs)
 
-    recorded._nnlite_recorded = True
+    setattr(recorded, "_nnlite_recorded", True)  # so that a second install() leaves it wrapped once
     setattr(owner, name, recorded)
 
 

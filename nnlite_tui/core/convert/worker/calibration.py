@@ -9,7 +9,6 @@ user's .npy/.npz arrays.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 # Inputs the accuracy is measured on: the fp32 validation's two (seeds 0 and 1), then seeds 2...
 ACCURACY_SAMPLES = 16
@@ -28,7 +27,7 @@ def accuracy_inputs(example_args: tuple) -> list[tuple]:
     return args
 
 
-def calibration_samples(shape: tuple[int, ...], count: int, directory: str | None) -> tuple[list, dict[str, Any]]:
+def calibration_samples(shape: tuple[int, ...], count: int, directory: str | None) -> tuple[list, dict[str, object]]:
     """NCHW (model-shaped) float32 samples to calibrate on, and how they were chosen (for the report)."""
     import numpy as np
 

@@ -45,10 +45,11 @@ class Frame:
 def _frames(exc: BaseException) -> list[traceback.FrameSummary]:
     """The traceback of the first error in the chain that has one (the original error is the deepest)."""
     seen, chain = set(), []
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        chain.append(exc)
-        exc = exc.__cause__ or exc.__context__
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        chain.append(link)
+        link = link.__cause__ or link.__context__
     for e in reversed(chain):
         frames = list(traceback.extract_tb(e.__traceback__))
         if frames:

@@ -49,7 +49,7 @@ class Redrawn:
     reason: str
     distribution: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {**asdict(self), "shape": list(self.shape)}
 
 
@@ -60,7 +60,7 @@ class WeightsRecord:
     policy: str  # "dense" (re-draw) or "as-built"
     tensors: tuple[Redrawn, ...]  # re-drawn ("dense"), or that would be ("as-built")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         key = "redrawn" if self.policy == "dense" else "would_redraw"
         return {"policy": self.policy, key: len(self.tensors),
                 "tensors": [t.to_dict() for t in self.tensors[:LISTED]],

@@ -5,9 +5,9 @@ and PyTorch's outputs for them."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from nnlite_tui.core.convert.worker import detection_cut
 from nnlite_tui.core.convert.worker.calibration import accuracy_inputs
@@ -18,6 +18,16 @@ from nnlite_tui.core.convert.worker.model import build_model, flat_outputs
 from nnlite_tui.core.spec import ModelSpec, sha256_file
 
 
+Job = TypeVar("Job", bound=Mapping[str, Any])  # a derivation job as the runtime holds it (record.ConversionJob)
+
+
+@runtime_checkable
+class Staged(Protocol):
+    """A runtime's staged error: the stage that failed and the exception it failed with."""
+    stage: str
+    exc: BaseException
+
+
 @dataclass(frozen=True)
 class ToDerive:
     model: Any
@@ -26,7 +36,8 @@ class ToDerive:
     references: list[list[Any]]  # PyTorch's outputs on each check, as numpy arrays
 
 
-def model_to_derive(job: dict[str, Any], spec: ModelSpec, stage_error: Callable[[str, Exception], Exception]) -> ToDerive:
+def model_to_derive(job: Mapping[str, Any], spec: ModelSpec,
+                    stage_error: Callable[[str, Exception], Exception]) -> ToDerive:
     """`stage_error(stage, exc)` is the runtime's own error for a model derivations do not take."""
     import torch
 
@@ -43,9 +54,10 @@ def model_to_derive(job: dict[str, Any], spec: ModelSpec, stage_error: Callable[
     return ToDerive(model, example_args, checks, references)
 
 
-def derived_result(*, runtime: str, out_path: str, job: dict[str, Any], derivand: ToDerive, cost: Any,
+def derived_result(*, runtime: str, out_path: str, job: Mapping[str, Any], derivand: ToDerive, cost: Any,
                    timings: dict[str, float], converter: str, converter_version: str, precision: str,
-                   accuracy: dict[str, Any], recipe: str, quantization: dict[str, Any]) -> dict[str, Any]:
+                   accuracy: Mapping[str, object], recipe: str,
+                   quantization: Mapping[str, object]) -> dict[str, object]:
     """The result fields every runtime's derived artifact has (each runtime adds its own I/O facts):
     the artifact and its fp32 source, the model, the accuracy against PyTorch, the quantization route."""
     import torch
@@ -65,8 +77,8 @@ def derived_result(*, runtime: str, out_path: str, job: dict[str, Any], derivand
     }
 
 
-def run_derivation(job: dict[str, Any], derive: Callable[[dict[str, Any]], dict[str, Any]], label: str,
-                   errors: tuple[type[Exception], ...] = (StageError,)) -> dict[str, Any]:
+def run_derivation(job: Job, derive: Callable[[Job], Mapping[str, object]], label: str,
+                   errors: tuple[type[Exception], ...] = (StageError,)) -> dict[str, object]:
     """A runtime's derivation job in the worker, logged to the job's log: a result dict, never an exception
     for the model's faults. `errors` are the runtime's staged errors (each with .stage and .exc); `label`
     names the derivation in the log (e.g. "int8", "executorch int8")."""
@@ -77,13 +89,15 @@ def run_derivation(job: dict[str, Any], derive: Callable[[dict[str, Any]], dict[
     t0 = time.perf_counter()
     with redirect_fds(job.get("log_path")):
         print(f"[nnlite] deriving {label} from {job['fp32_path']}", file=sys.stderr)
+        result: dict[str, object]
         try:
-            result = derive(job)
+            result = dict(derive(job))
         except errors as err:
+            assert isinstance(err, Staged)  # `errors` are staged errors (see above)
             print(f"[nnlite] {err.stage} failed: {first_line(str(err.exc))}", file=sys.stderr)
             traceback.print_exception(err.exc)
-            result = error_fields(err.stage, err.exc)
+            result = dict(error_fields(err.stage, err.exc))
         except MemoryError as exc:
-            result = error_fields("out-of-memory", exc)
+            result = dict(error_fields("out-of-memory", exc))
     result["seconds"] = time.perf_counter() - t0
     return result

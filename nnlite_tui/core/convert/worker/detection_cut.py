@@ -21,7 +21,12 @@ out (`measured_graph`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, cast
+
+from nnlite_tui.core.convert.record import ConversionRecord, MeasuredGraph
+
+if TYPE_CHECKING:
+    from nnlite_tui.core.convert.worker.model import Prepared
 
 CUT_CAUSES = ("torchvision-ops", "data-dependent")  # whole-model failures that post-processing explains
 ONE_STAGE_EXCLUDED = ["box decoding", "score threshold", "top-k", "nms"]
@@ -83,7 +88,7 @@ def cut(model):
     return BackboneHead().eval()
 
 
-def record(model, whole_error: str) -> dict[str, Any]:
+def record(model, whole_error: str) -> MeasuredGraph:
     """`measured_graph`: what the artifact is of the model, and why not the whole of it."""
     kind = structure(model)
     head = "rpn.head" if kind == "two-stage" else "head"
@@ -96,7 +101,7 @@ def record(model, whole_error: str) -> dict[str, Any]:
             "validated_against": "PyTorch running the same cut"}
 
 
-def _post_processing_failure(fields: dict[str, Any]) -> bool:
+def _post_processing_failure(fields: ConversionRecord) -> bool:
     """A failure the cut removes: torchvision's compiled operators missing, a data-dependent graph, or no
     lowering for a torchvision operator (nms, roi_align)."""
     if fields.get("cause") in CUT_CAUSES:
@@ -105,7 +110,7 @@ def _post_processing_failure(fields: dict[str, Any]) -> bool:
 
 
 def convert_cut(whole: Exception, spec, out_path: str, runtime, nhwc: bool, max_params: int | None, clock,
-                weights: str = "dense", strict_weights: bool = False):
+                weights: str = "dense", strict_weights: bool = False) -> tuple[Prepared, ConversionRecord]:
     """(Prepared, the runtime's fields with `measured_graph`) for the model's backbone+head cut, after the
     whole model failed with `whole` (a StageError); `whole` is raised again when the cut does not apply
     or fails too (the cut's own failure goes to the job's log)."""
@@ -117,29 +122,31 @@ def convert_cut(whole: Exception, spec, out_path: str, runtime, nhwc: bool, max_
     frames = runtime.converter_frames
     if not isinstance(whole, StageError) or not _post_processing_failure(explained(whole, spec, frames)):
         raise whole
-    noted: dict[str, Any] = {}
+    noted: list[MeasuredGraph] = []
 
     def backbone_head(model):
         wrapped = cut(model)
         if wrapped is None:
             raise LookupError("no backbone and head to cut the model at")
-        noted.update(record(model, f"{whole.stage}: {explained(whole, spec, frames)['error_message']}"))
+        noted.append(record(model, f"{whole.stage}: {explained(whole, spec, frames).get('error_message')}"))
         return wrapped
 
     try:
         prepared = prepare(spec, nhwc, max_params, clock, weights, strict_weights, shape=backbone_head)
-        fields = runtime.export(prepared, out_path, clock)
+        # the record's fields as the runtime's export gives them (the runner checks them: messages.py)
+        fields = cast(ConversionRecord, runtime.export(prepared, out_path, clock))
     except StageError as err:
         if not isinstance(err.exc, LookupError):
             print(f"[nnlite] the backbone+head cut failed too: {err.stage}: {first_line(str(err.exc))}",
                   file=sys.stderr, flush=True)
         raise whole from err
-    print(f"[nnlite] whole model failed ({noted['whole_model_error'][:160]}); measured its backbone+head cut, "
-          f"{noted['postprocessing']}", file=sys.stderr, flush=True)
-    return prepared, {**fields, "measured_graph": noted}
+    graph = noted[0]
+    print(f"[nnlite] whole model failed ({graph['whole_model_error'][:160]}); measured its backbone+head cut, "
+          f"{graph['postprocessing']}", file=sys.stderr, flush=True)
+    return prepared, {**fields, "measured_graph": graph}
 
 
-def as_recorded(built: tuple, measured_graph: dict | None) -> tuple:
+def as_recorded(built: tuple, measured_graph: MeasuredGraph | None) -> tuple:
     """(model, example) from build_model, cut again when the fp32 conversion measured the cut (a derived
     precision quantizes and checks the same graph its fp32 artifact is of)."""
     model, example = built

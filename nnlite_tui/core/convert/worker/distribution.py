@@ -57,7 +57,7 @@ class DistributionMismatch(ValueError):
     """The artifact's outputs are not distributed as PyTorch's."""
 
 
-def compare(artifact: Spread, reference: Spread, alpha: float = ALPHA) -> dict[str, Any]:
+def compare(artifact: Spread, reference: Spread, alpha: float = ALPHA) -> dict[str, object]:
     """The figures of both tests; DistributionMismatch when either fails."""
     from scipy import stats
 
@@ -89,7 +89,7 @@ def compare(artifact: Spread, reference: Spread, alpha: float = ALPHA) -> dict[s
         spread_p.append(np.sqrt(var_p).ravel())
     ratio = np.concatenate(ratios) if ratios else np.ones(1)
     ratio_min, ratio_max = float(ratio.min()), float(ratio.max())
-    figures = {
+    figures: dict[str, object] = {
         "runs": n, "alpha": alpha, "elements": elements, "sampled_elements": sampled, "tolerance": tol,
         "mean_t_max": worst_t, "mean_t_limit": t_limit,
         "var_ratio_min": ratio_min, "var_ratio_max": ratio_max, "var_ratio_limits": [f_low, f_high],

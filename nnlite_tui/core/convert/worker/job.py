@@ -12,12 +12,13 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Any
+from typing import cast
 
 from nnlite_tui.core.convert import check_inputs
 from nnlite_tui.core.convert.causes import classify
 from nnlite_tui.core.convert.compute_check import ComputeCheck, LessWork, judge
 from nnlite_tui.core.convert.phases import PhaseClock
+from nnlite_tui.core.convert.record import ConversionRecord, SizeRetry
 from nnlite_tui.core.convert.worker import detection_cut
 from nnlite_tui.core.convert.worker.errors import StageError, error_fields, first_line
 from nnlite_tui.core.convert.worker.model import Prepared, prepare
@@ -25,7 +26,7 @@ from nnlite_tui.core.runtimes.base import Runtime
 from nnlite_tui.core.spec import ModelSpec, sha256_file
 
 
-def check_compute(prepared: Prepared, fields: dict[str, Any]) -> ComputeCheck:
+def check_compute(prepared: Prepared, fields: ConversionRecord) -> ComputeCheck:
     """PyTorch's MAC work against the artifact's; LessWork (a validate failure) below the threshold."""
     work = prepared.work
     check = judge(work.flops if work is not None else None, fields.get("flops"),
@@ -49,17 +50,18 @@ def hand_over_checks(prepared: Prepared, out_path: str) -> None:
 
 
 def convert_at(spec: ModelSpec, out_path: str, runtime: Runtime, nhwc: bool, max_params: int | None,
-               clock: PhaseClock, weights: str = "dense", strict_weights: bool = False) -> dict[str, Any]:
+               clock: PhaseClock, weights: str = "dense", strict_weights: bool = False) -> ConversionRecord:
     t0 = time.perf_counter()
     try:
         prepared = prepare(spec, nhwc, max_params, clock, weights, strict_weights)
         build_s = time.perf_counter() - t0
-        fields = runtime.export(prepared, out_path, clock)
+        # the record's fields as the runtime's export gives them (the runner checks them: messages.py)
+        fields = cast(ConversionRecord, runtime.export(prepared, out_path, clock))
     except StageError as whole:  # a detector's post-processing: measure the network before it, recorded
         prepared, fields = detection_cut.convert_cut(whole, spec, out_path, runtime, nhwc, max_params, clock,
                                                      weights, strict_weights)
         # the whole model's attempt and the cut's build: all but the cut's own export steps
-        build_s = max(0.0, time.perf_counter() - t0 - sum(fields.get("timings", {}).values()))
+        build_s = max(0.0, time.perf_counter() - t0 - sum((fields.get("timings") or {}).values()))
     fields["compute_check"] = check_compute(prepared, fields).to_dict()
     with clock.phase("hash"):
         digest = sha256_file(out_path)
@@ -73,13 +75,13 @@ def convert_at(spec: ModelSpec, out_path: str, runtime: Runtime, nhwc: bool, max
         "artifact_sha256": digest,
         **prepared.common_fields(),
         **fields,
-        "timings": {"build_s": build_s, **fields.get("timings", {})},
+        "timings": {"build_s": build_s, **(fields.get("timings") or {})},
     }
 
 
 def convert_one(spec: ModelSpec, out_path: str, runtime: Runtime, nhwc: bool = True,
                 max_params: int | None = None, clock: PhaseClock | None = None,
-                weights: str = "dense", strict_weights: bool = False) -> dict[str, Any]:
+                weights: str = "dense", strict_weights: bool = False) -> ConversionRecord:
     """Convert at the spec's input size; on "output size too small", once more at the next recorded size."""
     clock = clock or PhaseClock()
     try:
@@ -89,7 +91,7 @@ def convert_one(spec: ModelSpec, out_path: str, runtime: Runtime, nhwc: bool = T
         if not (too_small and spec.alt_in_shapes):
             raise
         retry = ModelSpec.from_dict({**spec.to_dict(), "in_shape": list(spec.alt_in_shapes[0]), "alt_in_shapes": []})
-        note = {"from": list(spec.in_shape), "to": list(retry.in_shape), "reason": first_line(str(err.exc))}
+        note: SizeRetry = {"from": list(spec.in_shape), "to": list(retry.in_shape), "reason": first_line(str(err.exc))}
         # The log's phases start again from build: say why (fd 2 is the job's log).
         print(f"[nnlite] input {tuple(spec.in_shape)} too small for the model ({note['reason'][:120]}); "
               f"again at {tuple(retry.in_shape)}", file=sys.stderr, flush=True)

@@ -28,11 +28,12 @@ import socket
 import sys
 import time
 import traceback
-from typing import Any
+from typing import cast
 
 from nnlite_tui.core.convert import wire
 from nnlite_tui.core.convert.messages import RUNNER_KEYS
 from nnlite_tui.core.convert.phases import PhaseClock
+from nnlite_tui.core.convert.record import ConversionJob, ConversionRecord
 from nnlite_tui.core.convert.worker import attempt_record, job_scratch, leftovers, offline, torchvision_compat
 from nnlite_tui.core.convert.worker.artifact_check import check_artifact
 from nnlite_tui.core.convert.worker.errors import StageError, error_fields, explained, first_line
@@ -44,12 +45,13 @@ from nnlite_tui.core.runtimes import DEFAULT_RUNTIME, get_runtime
 from nnlite_tui.core.spec import ModelSpec
 
 
-def handle_job(job: dict[str, Any]) -> dict[str, Any]:
+def handle_job(job: ConversionJob) -> ConversionRecord:
     runtime = get_runtime(job.get("runtime") or DEFAULT_RUNTIME)
     t0 = time.perf_counter()
     if job.get("derive"):  # a precision derived from the fp32 artifact
         _append(job.get("log_path"), phase_line("derive", 0.0))
-        return runtime.derive(job)
+        # the runtime takes the job as plain JSON, and gives the record's fields (checked in the runner)
+        return cast(ConversionRecord, runtime.derive(dict(job)))
     spec = ModelSpec.from_dict(job["spec"])
     _set_threads(job.get("threads"))
     # Each phase says when it starts, into the job's log (fd 2 is the log while the job runs).
@@ -138,12 +140,13 @@ def worker_main(sock: socket.socket, threads: int = 1, runtimes: tuple[str, ...]
                          "left": left})
 
 
-def _run_child(control: socket.socket, job: dict[str, Any], fds: list[int], recording: bool,
+def _run_child(control: socket.socket, message: dict[str, object], fds: list[int], recording: bool,
                scratch: str | None) -> None:
     """One job in the forked child: its result on the job's own socket, then exit (never back to the loop)."""
     code = 70
     try:
         control.close()  # the model never sees the worker's channel to the runner
+        job = cast(ConversionJob, message)  # the runner's own job (converter.py, derive.py, pool.py)
         job_scratch.bound_job()
         result_fd, log_fd = fds[0], (fds[1] if len(fds) > 1 and not job.get("check") else None)
         if scratch is not None:
@@ -153,9 +156,10 @@ def _run_child(control: socket.socket, job: dict[str, Any], fds: list[int], reco
         attempt_record.take()  # what the worker did before the fork is not the model's
         if job.get("check") == "artifact":  # no model code in this process: the artifact's own figures
             checks = f"/proc/self/fd/{fds[2]}" if len(fds) > 2 else None
-            result = check_artifact(get_runtime(job["runtime"]), f"/proc/self/fd/{fds[1]}", checks)
+            result: dict[str, object] = dict(check_artifact(get_runtime(str(job.get("runtime"))),
+                                                            f"/proc/self/fd/{fds[1]}", checks))
         else:
-            result = handle_job(job)
+            result = dict(handle_job(job))
         if recording and not job.get("check"):
             result["sandbox_record"] = attempt_record.take()
         for key in RUNNER_KEYS:  # the artifact's path, size and hash are measured by the runner

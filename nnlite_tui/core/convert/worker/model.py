@@ -21,6 +21,7 @@ from typing import Any
 
 from nnlite_tui.core.convert.causes import SAMPLES
 from nnlite_tui.core.convert.phases import PhaseClock
+from nnlite_tui.core.convert.record import ConversionRecord
 from nnlite_tui.core.convert.worker.dense_weights import WeightsRecord, apply_policy
 from nnlite_tui.core.convert.worker.errors import SamplesAtInference, StageError, first_line
 from nnlite_tui.core.convert.worker.flop_count import ModelWork, count_model_work
@@ -58,6 +59,8 @@ def load_module(spec: ModelSpec):
                 raise ModuleNotFoundError(lemur_package.MISSING.format(name=exc.name), name=exc.name) from exc
             raise
         return module
+    if spec.module is None:
+        raise ImportError(f"{spec.name}: neither a file nor a module to import")
     return importlib.import_module(spec.module)
 
 
@@ -90,6 +93,8 @@ def construct(spec: ModelSpec, strict_weights: bool = False) -> Built:
         torch.manual_seed(0)
         with intercept as requested:
             if spec.kind == "factory":
+                if spec.factory is None:
+                    raise TypeError(f"{spec.name}: a factory model without its factory's name")
                 model, example = getattr(module, spec.factory)()
             else:
                 model = module.Net(tuple(spec.in_shape), tuple(spec.out_shape), dict(spec.prm), torch.device("cpu"))
@@ -231,7 +236,7 @@ class Prepared:
         return tuple(a.permute(0, 2, 3, 1).contiguous() if i == self.image_index else a
                      for i, a in enumerate(check.args))
 
-    def common_fields(self) -> dict[str, Any]:
+    def common_fields(self) -> ConversionRecord:
         """The result fields every runtime reports the same way."""
         first = self.checks[0]
         return {"params": self.params, "layout": "NHWC" if self.image_index is not None else "as-is",

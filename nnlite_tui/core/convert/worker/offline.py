@@ -71,11 +71,12 @@ def enforce() -> None:
             raise _refuse(f"connection to {address[0]}:{address[1]}")
         return create_connection(address, *args, **kwargs)
 
-    socket.socket.connect = guarded_connect
-    socket.socket.connect_ex = guarded_connect_ex
+    # the worker's own sockets, patched for every library in the process (the point of this module)
+    socket.socket.connect = guarded_connect  # type: ignore[method-assign]
+    socket.socket.connect_ex = guarded_connect_ex  # type: ignore[method-assign]
     socket.getaddrinfo = guarded_getaddrinfo
     socket.create_connection = guarded_create_connection
-    socket._nnlite_offline = True
+    setattr(socket, "_nnlite_offline", True)  # a mark on the module: enforce() patches once
     _guard_torch_hub()
 
 
@@ -93,12 +94,13 @@ def _guard_torch_hub() -> None:
 def explain(exc: BaseException) -> BaseException | None:
     """An OfflineDownload for a failure caused by a refused download anywhere in the chain."""
     seen = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        if isinstance(exc, OfflineDownload):
-            return exc
-        name = type(exc).__name__
-        if name in ("OfflineModeIsEnabled", "LocalEntryNotFoundError") or "HF_HUB_OFFLINE" in str(exc):
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        if isinstance(link, OfflineDownload):
+            return link
+        name = type(link).__name__
+        if name in ("OfflineModeIsEnabled", "LocalEntryNotFoundError") or "HF_HUB_OFFLINE" in str(link):
             return OfflineDownload(f"{DOWNLOADS} ({name})")
-        exc = exc.__cause__ or exc.__context__
+        link = link.__cause__ or link.__context__
     return None

@@ -79,10 +79,10 @@ def random_instead_of_downloads() -> Iterator[Requested]:
     saved = [(m, a, getattr(m, a)) for m, a in targets]
     for m, a in targets:
         setattr(m, a, load_state_dict_from_url)
-    torch.nn.Module.load_state_dict = load_state_dict
+    torch.nn.Module.load_state_dict = load_state_dict  # type: ignore[method-assign]  # undone below
     try:
         yield seen
     finally:
         for m, a, v in saved:
             setattr(m, a, v)
-        torch.nn.Module.load_state_dict = original_module_load
+        torch.nn.Module.load_state_dict = original_module_load  # type: ignore[method-assign]

@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from nnlite_tui.core.convert.causes import SAMPLES
+from nnlite_tui.core.convert.record import AtMean, SamplingRecord
 from nnlite_tui.core.convert.worker import draws
 from nnlite_tui.core.convert.worker.distribution import RUNS, DistributionMismatch, Spread
 from nnlite_tui.core.convert.worker.errors import SamplesAtInference, StageError, first_line
@@ -98,15 +99,14 @@ def never_drawing_artifact(record: Sampled) -> str:
             "code (torch.where(torch.rand(...) < p, a, b) rather than `if torch.rand(1) < p`)")
 
 
-def validation(record: Sampled, attempt: str, checked: dict[str, Any], figures: dict[str, Any] | None,
-               at_mean: dict[str, Any] | None) -> dict[str, Any]:
+def validation(record: Sampled, attempt: str, checked: Mapping[str, Any], figures: dict[str, object] | None,
+               at_mean: AtMean | None) -> dict[str, object]:
     """The result's fields for a sampling model: `checked` is check_outputs' answer (the at-mean
     artifact's against PyTorch at the mean when the outputs vary, else the artifact's against
     PyTorch's), `figures` the distribution check's, `at_mean` {max_abs_diff, tolerance} or None."""
-    block = dict(checked.get("validation") or {})
+    block: dict[str, object] = dict(checked.get("validation") or {})
     block["method"] = "distribution" if figures is not None else "exact"
-    sampling: dict[str, Any] = {"draws": record.draws[:20], "artifact_draws": attempt != AT_MEAN,
-                                "export": attempt}
+    sampling: SamplingRecord = {"draws": record.draws[:20], "artifact_draws": attempt != AT_MEAN, "export": attempt}
     if figures is not None:
         sampling["distribution"] = figures
         sampling["at_mean"] = at_mean if at_mean is not None else {"unchecked": record.at_mean_unchecked or "not run"}
@@ -115,9 +115,9 @@ def validation(record: Sampled, attempt: str, checked: dict[str, Any], figures: 
 
 
 def validate_artifact(record: Sampled, attempt: str, path: str, references: list[list],
-                      exact: Callable[[str, list[list]], dict[str, Any]],
-                      spread: Callable[[str, Spread], dict[str, Any]],
-                      convert_at_mean: Callable[[str], None]) -> dict[str, Any]:
+                      exact: Callable[[str, list[list]], Mapping[str, Any]],
+                      spread: Callable[[str, Spread], Mapping[str, Any]],
+                      convert_at_mean: Callable[[str], None]) -> dict[str, object]:
     """The artifact of a model that draws, validated as the module says, through a runtime's own
     `exact(path, references)` (its validate), `spread(path, reference)` (its validate_spread, with
     the distribution figures under "figures") and `convert_at_mean(path)` (the at-mean artifact)."""
@@ -125,15 +125,16 @@ def validate_artifact(record: Sampled, attempt: str, path: str, references: list
         return validation(record, attempt, exact(path, references), None, None)
     assert record.spread is not None
     try:
-        described = spread(path, record.spread)
+        described = dict(spread(path, record.spread))
     except DistributionMismatch as exc:
         if attempt == AT_MEAN:
             raise SamplesAtInference(f"{never_drawing_artifact(record)} ({exc})") from exc
         raise
     figures = described.pop("figures")
-    checked: dict[str, Any] = {"max_abs_diff": None, "validation": {"inputs": 1, "strength": "distribution only",
-                                                                     "input_sensitivity": None}}
-    at_mean: dict[str, Any] = {"unchecked": record.at_mean_unchecked or "not run"}
+    checked: Mapping[str, object] = {"max_abs_diff": None,
+                                     "validation": {"inputs": 1, "strength": "distribution only",
+                                                    "input_sensitivity": None}}
+    at_mean: AtMean = {"unchecked": record.at_mean_unchecked or "not run"}
     if record.at_mean is not None:
         mean_path = path if attempt == AT_MEAN else path + ".at-mean"
         try:

@@ -82,7 +82,7 @@ def ranged_checks(spec, model, checks: list) -> list:
     task_vocab = task_inputs.vocab_size(spec)
     if lemur and sizes and min(sizes.values()) != task_vocab:
         checks = [task_inputs.build(spec, model, seed, vocab=min(sizes.values())) for seed in range(len(checks))]
-    ranges = []
+    ranges: list[TokenRange | None] = []
     for i, arg in enumerate(checks[0].args):
         if i in sizes:
             ranges.append(TokenRange(0, sizes[i], "embedding"))

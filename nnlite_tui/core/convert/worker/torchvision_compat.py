@@ -79,11 +79,12 @@ def _define_schemas(torch) -> None:
 def explain(exc: BaseException) -> BaseException | None:
     """CompiledOpsUnavailable for torchvision's own "no compiled ops" error (anywhere in the chain)."""
     seen = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        if isinstance(exc, CompiledOpsUnavailable):
-            return exc
-        if str(exc).startswith(_TORCHVISION_NO_OPS) or "torchvision::" in str(exc).split("\n", 1)[0]:
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        if isinstance(link, CompiledOpsUnavailable):
+            return link
+        if str(link).startswith(_TORCHVISION_NO_OPS) or "torchvision::" in str(link).split("\n", 1)[0]:
             return CompiledOpsUnavailable(MISSING_OPS)
-        exc = exc.__cause__ or exc.__context__
+        link = link.__cause__ or link.__context__
     return None

@@ -9,11 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from nnlite_tui.core.convert.record import OutputsCompared, ValidationRecord
+
 # Relative agreement required between the artifact's and PyTorch eager's outputs.
 VALIDATE_RTOL = 1e-3
 
 
-def check_outputs(runs: Iterable[list], references: list[list]) -> dict[str, Any]:
+def check_outputs(runs: Iterable[list], references: list[list]) -> OutputsCompared:
     """runs: per check, the artifact's outputs (numpy); references: PyTorch's (torch tensors or numpy
     arrays: the artifact check reads them from a file). ValueError on a mismatch."""
     import numpy as np
@@ -47,7 +49,7 @@ def same_shapes(runs: Iterable[list], references: list[list]) -> list[list[Any]]
     return got
 
 
-def strength(references: list[list], scale: float) -> dict[str, Any]:
+def strength(references: list[list], scale: float) -> ValidationRecord:
     """How much the check above can tell: nothing about the input side when the output ignores it.
 
     With random weights some models saturate, and their output is the same for any input; a
