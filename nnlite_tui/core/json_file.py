@@ -39,10 +39,14 @@ def _finite(value: Any, path: str, notes: list[str]) -> Any:
     return value
 
 
-def write_json_atomic(path: Path, data: Any, *, indent: int | None = 1) -> None:
-    """Write `data` to `path` through a temporary file in the same folder, fsynced, then renamed."""
+def write_json_atomic(path: Path, data: Any, *, indent: int | None = 1, tmp: Path | None = None) -> None:
+    """Write `data` to `path` through a temporary file (in the same folder unless `tmp` names one on the
+    same file system: the cache keeps its own in a folder it cleans), fsynced, then renamed."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    if tmp is None:
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    else:
+        tmp.parent.mkdir(parents=True, exist_ok=True)
     try:
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(dumps(data, indent=indent, default=str))

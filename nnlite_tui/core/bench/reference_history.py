@@ -16,11 +16,12 @@ from __future__ import annotations
 import fcntl
 import json
 import math
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
+
+from nnlite_tui.core.json_file import write_json_atomic
 
 if TYPE_CHECKING:
     from nnlite_tui.core.bench.reference import SessionFigures
@@ -96,9 +97,7 @@ def record_session(path: Path, serial: str, session: str, run_id: str, started: 
         sessions = [s for s in devices.get(serial, []) if s.get("session") != session] + [entry]
         sessions.sort(key=_started)
         devices[serial] = sessions[-KEEP:]
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"version": VERSION, "devices": devices}, indent=1), encoding="utf-8")
-        os.replace(tmp, path)
+        write_json_atomic(path, {"version": VERSION, "devices": devices})
 
 
 def _started(entry: Mapping[str, object]) -> float:

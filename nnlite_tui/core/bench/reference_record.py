@@ -12,12 +12,12 @@ existed has no such file: its comparisons are marked "single session".
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import threading
 from pathlib import Path
 from typing import TypedDict
 
+from nnlite_tui.core.json_file import write_json_atomic
 from nnlite_tui.core.bench import reference_history
 from nnlite_tui.core.bench.reference import ReferenceClock
 
@@ -44,9 +44,7 @@ def keep(run_dir: Path, cache_root: Path, serial: str, run_id: str, clock: Refer
         if not isinstance(sessions, dict):
             sessions = devices[serial] = {}
         sessions[clock.session_id] = {"started": clock.wall_started, "references": session}
-        tmp = run_dir / f".{RUN_FILE}.{os.getpid()}.tmp"
-        tmp.write_text(json.dumps({"version": 1, "devices": devices}, indent=1), encoding="utf-8")
-        os.replace(tmp, run_dir / RUN_FILE)
+        write_json_atomic(run_dir / RUN_FILE, {"version": 1, "devices": devices})
     reference_history.record_session(reference_history.history_path(cache_root), serial, clock.session_id, run_id,
                                      clock.wall_started, max(f["last_at"] for f in session.values()), session)
 

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import errno
-import json
 import os
 import secrets
 import shutil
@@ -12,6 +11,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from nnlite_tui.core.json_file import write_json_atomic
 
 META, TMP = "meta.json", "tmp"
 ARTIFACT_STEM = "model"  # an entry's artifact is model<suffix>, the suffix of the runtime that made it
@@ -71,15 +72,6 @@ def place_file(src: Path, dest: Path) -> None:
 
 
 def write_json_durable(path: Path, data: Any, tmp_dir: Path | None = None) -> None:
-    tmp_dir = tmp_dir or path.parent
-    tmp_dir.mkdir(parents=True, exist_ok=True)
     # <name>.<pid>.<rand>: the form tmp/ cleaning reads the owner from
-    tmp = tmp_dir / f"{path.name.replace('.', '-')}.{os.getpid()}.{secrets.token_hex(4)}"
-    try:
-        with open(tmp, "w") as f:
-            f.write(json.dumps(data, indent=1, default=str))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    tmp = (tmp_dir or path.parent) / f"{path.name.replace('.', '-')}.{os.getpid()}.{secrets.token_hex(4)}"
+    write_json_atomic(path, data, tmp=tmp)

@@ -30,6 +30,7 @@ from typing import Callable, TypedDict, cast
 
 from typing_extensions import NotRequired
 
+from nnlite_tui.core.json_file import write_json_atomic
 from nnlite_tui.core.bench.settings import BenchSettings, SettingsDict
 from nnlite_tui.core.bench.thermal_baseline import ThermalWait
 from nnlite_tui.core.devices.facts import DeviceInfo
@@ -140,9 +141,7 @@ def _state(state_dir: Path, wanted: Wanted) -> State:
 
 
 def _write_json(path: Path, data: Mapping[str, object]) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
-    os.replace(tmp, path)
+    write_json_atomic(path, data)
 
 
 def _done(state_dir: Path) -> dict[tuple[str, int], RoundRecord]:
