@@ -40,14 +40,6 @@ class EventsPending(Message):
         return isinstance(message, EventsPending) and message.reporter is self.reporter
 
 
-class PipelineFinished(Message):
-    """The pipeline worker returned (error is None) or raised."""
-
-    def __init__(self, error: str | None = None) -> None:
-        super().__init__()
-        self.error = error
-
-
 class ModelPicked(Message):
     """The operator moved the queue cursor to a model (None: follow the model in flight again)."""
 
