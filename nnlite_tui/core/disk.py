@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,11 +63,12 @@ class DiskCheck:
     message: str  # empty when not low
 
 
-def low_space(path: Path | str, min_free_bytes: int | None = None,
-              cache_dir: Path | str | None = None) -> DiskCheck:
+def low_space(path: Path | str, min_free_bytes: int | None = None, cache_dir: Path | str | None = None,
+              cache_bytes: Callable[[Path], int] | None = None) -> DiskCheck:
     """Whether the filesystem holding `path` has less than `min_free_bytes` free (default
     max(2 GB, 5 % of the filesystem)). When it has, the message names the filesystem, the figures,
-    and what to free: the conversion cache when it lives on the same filesystem, else old runs."""
+    and what to free: the conversion cache when it lives on the same filesystem (`cache_bytes` says
+    how much it holds: the cache is the conversion stage's, above this module), else old runs."""
     where = existing_parent(path)
     usage = shutil.disk_usage(where)
     need = default_min_free(usage.total) if min_free_bytes is None else min_free_bytes
@@ -75,10 +77,8 @@ def low_space(path: Path | str, min_free_bytes: int | None = None,
         return DiskCheck(Path(path), mount, usage.free, usage.total, need, False, "")
     short = need - usage.free
     hints = []
-    if cache_dir is not None and _same_filesystem(where, cache_dir):
-        from nnlite_tui.core.convert.cache_scan import cache_usage
-
-        used = cache_usage(Path(cache_dir)).total_bytes
+    if cache_dir is not None and cache_bytes is not None and _same_filesystem(where, cache_dir):
+        used = cache_bytes(Path(cache_dir))
         if used:
             hints.append(f"the conversion cache {cache_dir} holds {fmt_bytes(used)}: "
                          f"`nnlite cache prune --max-gb N` shrinks it")

@@ -139,6 +139,11 @@ class CacheUsage:
     in_progress_bytes: int
 
 
+def cached_bytes(root: Path) -> int:
+    """How many bytes the cache at `root` holds (disk.low_space's hint on a low disk)."""
+    return cache_usage(root).total_bytes
+
+
 def cache_usage(root: Path) -> CacheUsage:
     entries = scan_entries(root)
     tmp = clean_tmp(root, float("inf"), remove=False)

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from nnlite_tui.core.convert.cache_scan import cached_bytes
 from nnlite_tui.core.disk import DiskCheck, fmt_bytes, low_space, takes_writes
 from nnlite_tui.core.events import Event, Recovery
 
@@ -66,7 +67,7 @@ class DiskGuard:
     def check(self) -> DiskCheck | None:
         """The first filesystem that is low, or None."""
         for path in self.paths:
-            found = low_space(path, self.min_free_bytes, cache_dir=self.cache_dir)
+            found = low_space(path, self.min_free_bytes, cache_dir=self.cache_dir, cache_bytes=cached_bytes)
             if found.low:
                 return found
         return None
