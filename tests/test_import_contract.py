@@ -194,8 +194,6 @@ KNOWN_BACK_ARROWS: dict[tuple[str, str], str] = {
     ("bench", "devices"): "bench/step.py drives a Device and catches DeviceError, both in devices/base.py, whose "
                           "protocol takes BenchSettings from bench/; moving the protocol below bench touches every "
                           "device and the runner",
-    ("run", "cluster"): "run/setup.py takes its converter and devices from a Ray cluster when asked (imported "
-                        "lazily, so Ray stays optional); the fix is for the caller to pick the cluster's parts",
 }
 
 

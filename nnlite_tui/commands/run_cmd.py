@@ -138,7 +138,13 @@ def run(**kw) -> None:
                     max_rounds=kw["max_rounds"] or kw["rounds"] + DEFAULT_MAX_ROUNDS - DEFAULT_ROUNDS)
     try:
         # The workers' imports (seconds) overlap the console's start-up, or the headless set-up.
-        pipeline = build_pipeline(cfg, specs, cluster=kw["cluster"], prestart=True)
+        remote = None
+        if kw["cluster"]:
+            from nnlite_tui.core.cluster.setup import cluster_parts
+
+            address = kw["cluster"]
+            remote = lambda n_models: cluster_parts(cfg, n_models, address)  # noqa: E731
+        pipeline = build_pipeline(cfg, specs, remote=remote, prestart=True)
     except (ConfigMismatch, DeviceSpecError) as exc:
         raise click.UsageError(str(exc)) from None
     except ClusterError as exc:

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from nnlite_tui.core.run.config import RunConfig
 from nnlite_tui.core.convert.converter import Converter
 from nnlite_tui.core.run.pipeline import Pipeline
 from nnlite_tui.core.spec import ModelSpec
 from nnlite_tui.core.store import RunStore
+
+if TYPE_CHECKING:
+    from nnlite_tui.core.cluster.session import ClusterSession
+    from nnlite_tui.core.devices.base import Device
+
+    # Given the number of models: the cluster's session, its converter and its devices (cluster/setup.py).
+    RemoteParts = Callable[[int], tuple[ClusterSession, Any, list[Device]]]  # Any: a RayConverter, Converter-like
 
 
 def open_run(cfg: RunConfig, specs: list[ModelSpec]) -> RunStore:
@@ -34,12 +43,13 @@ def open_run(cfg: RunConfig, specs: list[ModelSpec]) -> RunStore:
     return store
 
 
-def build_pipeline(cfg: RunConfig, specs: list[ModelSpec] | None = None, cluster: str | None = None,
+def build_pipeline(cfg: RunConfig, specs: list[ModelSpec] | None = None, remote: RemoteParts | None = None,
                    prestart: bool = False) -> Pipeline:
     """Everything a run needs, from its config: discovery, store, converter, devices.
 
-    With `cluster` (a Ray address, `local` or `auto`) conversions and devices come from the cluster
-    (core/cluster); the pipeline then carries the session as `.cluster` for the caller to shut down.
+    With `remote` (the caller's: cluster/setup.py's cluster_parts for `--cluster ADDRESS`, so that the
+    runner never imports Ray's side) conversions and devices come from a cluster; the pipeline then
+    carries the session as `.cluster` for the caller to shut down.
     With `prestart` the conversion workers start importing torch and the converter now, for a caller
     that runs the pipeline next but has its own start-up first (the console's), rather than when
     run() begins; such a caller must run or shut down the pipeline.
@@ -50,10 +60,8 @@ def build_pipeline(cfg: RunConfig, specs: list[ModelSpec] | None = None, cluster
     if specs is None:
         specs = discover(cfg.sources, in_shape=cfg.in_shape, num_classes=cfg.num_classes, include=cfg.include,
                          exclude=cfg.exclude, limit=cfg.limit, precisions=cfg.precisions, runtimes=cfg.runtimes)
-    if cluster:
-        from nnlite_tui.core.cluster.setup import cluster_parts
-
-        session, converter, devices = cluster_parts(cfg, len(specs), cluster)
+    if remote is not None:
+        session, converter, devices = remote(len(specs))
     else:
         session, devices = None, resolve_devices(cfg.devices, cfg)
     store = open_run(cfg, specs)
