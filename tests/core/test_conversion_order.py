@@ -5,11 +5,15 @@ from __future__ import annotations
 import shutil
 import time
 
+import pytest
+
 from nnlite_tui.core.convert.ranking import CACHED, estimate_s, probe
 from nnlite_tui.core.events import RunStarted, StageStarted
 from nnlite_tui.core.run.scheduling import WorkQueue
 from nnlite_tui.core.sources.discover import discover
 from tests.core.test_pipeline import make_cfg, run
+
+pytestmark = pytest.mark.slow  # real conversions and runs: scheduled first (tests/conftest.py)
 
 # Many modules and parameters, still quick to convert: the costliest of the folder by far.
 BIG = '''import torch.nn as nn

@@ -15,6 +15,8 @@ import pytest
 from nnlite_tui.core.store import load_snapshot
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.slow  # real conversions and runs: scheduled first (tests/conftest.py)
+
 LENET = REPO / "sample_models" / "mnist_lenet.py"
 ARGS = ["--headless", "--runs", "10", "--warmup", "1", "--min-seconds", "0", "--workers", "1", "--precision",
         "fp32,int8"]

@@ -14,6 +14,8 @@ from nnlite_tui.core.sources.discover import discover
 from nnlite_tui.core.runtimes.litert.compact import compact
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.slow  # real conversions and runs: scheduled first (tests/conftest.py)
+
 
 @pytest.fixture(scope="module")
 def efficientnet(tmp_path_factory):

@@ -5,17 +5,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from nnlite_tui.core.bench.settings import BenchSettings
-from nnlite_tui.core.run.config import RunConfig
-from nnlite_tui.core.run.control import Control
 from nnlite_tui.core.convert.options import ConvertOptions
 from nnlite_tui.core.devices import adb as adb_mod
 from nnlite_tui.core.devices.adb_app import Timeouts
 from nnlite_tui.core.events import DeviceState, ModelStatus, RecordingReporter, Recovery
+from nnlite_tui.core.run.config import RunConfig
+from nnlite_tui.core.run.control import Control
 from nnlite_tui.core.run.setup import build_pipeline
 from nnlite_tui.core.store import load_snapshot
 from tests.conftest import REPO
 from tests.devices.conftest import FAST_TIMEOUTS, HANG_TIMEOUTS
+
+pytestmark = pytest.mark.slow  # real conversions and runs: scheduled first (tests/conftest.py)
 
 SAMPLES = [REPO / "sample_models" / "mnist_lenet.py", REPO / "sample_models" / "plain_cnn.py"]
 SMALL = BenchSettings(warmup=1, runs=5, min_seconds=0.0)

@@ -22,6 +22,8 @@ from nnlite_tui.core.results import load_reports
 from tests.conftest import REPO
 from tests.core.sandbox_helpers import SKIP_REASON, sandbox_here
 
+pytestmark = pytest.mark.slow  # real conversions and runs: scheduled first (tests/conftest.py)
+
 HOSTILE = Path(__file__).parent / "hostile"
 QUICK = ["--headless", "--workers", "1", "--runs", "3", "--min-seconds", "0", "--warmup", "1",
          "--warmup-seconds", "0", "--max-attempts", "1", "--keep-artifacts", "all"]
