@@ -36,7 +36,7 @@ test: $(STAMP)
 	bash android-app/test-core.sh
 	# Two worker processes, each test file whole on one of them (its module fixtures built once): most
 	# tests wait on subprocesses, so the two cores overlap them.
-	$(BIN)/python -m pytest -q -rs -p no:cacheprovider -n 2 --dist loadfile --no-loadscope-reorder --durations=20
+	$(BIN)/python -m pytest -q -rs -p no:cacheprovider -n 2 --dist loadfile --durations=20
 
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve

@@ -21,15 +21,6 @@ os.environ.setdefault("NNLITE_THERMAL_WAIT_S", "0")
 os.environ.setdefault("NNLITE_REFERENCES", "compute")
 
 
-def pytest_collection_modifyitems(config, items):
-    """Files with a slow test first, otherwise in collection order: `make test` runs each file whole
-    on one of two workers in this order (--dist loadfile --no-loadscope-reorder), so the long files
-    overlap at the start and the short ones fill the end, rather than one worker finishing a long
-    file alone while the other has nothing left."""
-    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in slow_files)  # stable: the order within each part stays
-
-
 @pytest.fixture(scope="session", autouse=True)
 def isolated_cache(tmp_path_factory) -> Path:
     """Conversions cache into a per-session folder, never the user's ~/.cache (also for subprocesses)."""

@@ -13,7 +13,7 @@ from nnlite_tui.core.run.scheduling import WorkQueue
 from nnlite_tui.core.sources.discover import discover
 from tests.core.test_pipeline import make_cfg, run
 
-pytestmark = pytest.mark.slow  # real conversions and runs: scheduled first (tests/conftest.py)
+pytestmark = pytest.mark.slow  # real conversions and runs
 
 # Many modules and parameters, still quick to convert: the costliest of the folder by far.
 BIG = '''import torch.nn as nn

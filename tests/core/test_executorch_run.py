@@ -15,7 +15,7 @@ import pytest
 from nnlite_tui.core.store import load_snapshot
 from tests.conftest import REPO
 
-pytestmark = pytest.mark.slow  # real conversions and runs: scheduled first (tests/conftest.py)
+pytestmark = pytest.mark.slow  # real conversions and runs
 
 LENET = REPO / "sample_models" / "mnist_lenet.py"
 ARGS = ["--headless", "--runs", "10", "--warmup", "1", "--min-seconds", "0", "--workers", "1", "--precision",

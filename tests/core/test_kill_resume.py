@@ -16,7 +16,7 @@ import pytest
 from nnlite_tui.core.events import TERMINAL
 from nnlite_tui.core.store import load_snapshot
 
-pytestmark = pytest.mark.slow  # real conversions and runs: scheduled first (tests/conftest.py)
+pytestmark = pytest.mark.slow  # real conversions and runs
 
 MODELS = ("ga-128", "ga-56", "ga-mut-1011")  # the committed LEMUR tree's ga-* models
 

@@ -30,7 +30,7 @@ from nnlite_tui.core.store import load_snapshot
 from nnlite_tui.core.report.summary import write_summary
 from nnlite_tui.core.bench.tensor_quant import dequantize
 
-pytestmark = pytest.mark.slow  # real conversions and runs: scheduled first (tests/conftest.py)
+pytestmark = pytest.mark.slow  # real conversions and runs
 
 FAST = BenchSettings(warmup=1, runs=5, min_seconds=0.0, warmup_seconds=0.0)
 

@@ -21,7 +21,7 @@ from tests.conftest import FIXTURES, REPO
 from tests.core.sandbox_helpers import SKIP_REASON, Listener, path_without_bwrap, processes_with, sandbox_here, \
     wait_until
 
-pytestmark = pytest.mark.slow  # real conversions and runs: scheduled first (tests/conftest.py)
+pytestmark = pytest.mark.slow  # real conversions and runs
 
 MODELS = FIXTURES / "sandbox_models"
 QUICK = ["--headless", "--workers", "1", "--no-cache", "--runs", "3", "--min-seconds", "0", "--warmup", "1",

@@ -14,7 +14,7 @@ from nnlite_tui.core.sources.discover import discover
 from nnlite_tui.core.runtimes.litert.compact import compact
 from tests.conftest import REPO
 
-pytestmark = pytest.mark.slow  # real conversions and runs: scheduled first (tests/conftest.py)
+pytestmark = pytest.mark.slow  # real conversions and runs
 
 
 @pytest.fixture(scope="module")

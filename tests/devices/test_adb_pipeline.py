@@ -19,7 +19,7 @@ from nnlite_tui.core.store import load_snapshot
 from tests.conftest import REPO
 from tests.devices.conftest import FAST_TIMEOUTS, HANG_TIMEOUTS
 
-pytestmark = pytest.mark.slow  # real conversions and runs: scheduled first (tests/conftest.py)
+pytestmark = pytest.mark.slow  # real conversions and runs
 
 SAMPLES = [REPO / "sample_models" / "mnist_lenet.py", REPO / "sample_models" / "plain_cnn.py"]
 SMALL = BenchSettings(warmup=1, runs=5, min_seconds=0.0)

@@ -17,7 +17,7 @@ from .cdp import Browser, find_chromium
 from .runs import derive_run, nnlite
 from .test_html_report import add_variants
 
-pytestmark = pytest.mark.slow  # real conversions and runs: scheduled first (tests/conftest.py)
+pytestmark = pytest.mark.slow  # real conversions and runs
 
 CHROMIUM = find_chromium()
 SCREENSHOTS = "NNLITE_SCREENSHOTS"  # a folder: keep the report's screenshot there (scripts/html-report-screenshot.sh)

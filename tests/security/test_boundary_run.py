@@ -22,7 +22,7 @@ from nnlite_tui.core.results import load_reports
 from tests.conftest import REPO
 from tests.core.sandbox_helpers import SKIP_REASON, sandbox_here
 
-pytestmark = pytest.mark.slow  # real conversions and runs: scheduled first (tests/conftest.py)
+pytestmark = pytest.mark.slow  # real conversions and runs
 
 HOSTILE = Path(__file__).parent / "hostile"
 QUICK = ["--headless", "--workers", "1", "--runs", "3", "--min-seconds", "0", "--warmup", "1",
